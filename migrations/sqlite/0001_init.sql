@@ -1,0 +1,31 @@
+-- Webhook deliveries, stored before the 202 answer.
+CREATE TABLE deliveries (
+    delivery_id     TEXT PRIMARY KEY NOT NULL,
+    event           TEXT NOT NULL,
+    action          TEXT,
+    installation_id INTEGER,
+    repository      TEXT,
+    received_at_ms  INTEGER NOT NULL,
+    payload         BLOB NOT NULL
+);
+
+-- The durable job queue: one job per handled delivery.
+CREATE TABLE jobs (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    delivery_id    TEXT NOT NULL REFERENCES deliveries(delivery_id),
+    event          TEXT NOT NULL,
+    action         TEXT,
+    serial_key     TEXT NOT NULL,
+    state          TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'dead')),
+    attempts       INTEGER NOT NULL DEFAULT 0,
+    run_at_ms      INTEGER NOT NULL,
+    lease_owner    TEXT,
+    lease_until_ms INTEGER,
+    last_error     TEXT,
+    created_at_ms  INTEGER NOT NULL,
+    updated_at_ms  INTEGER NOT NULL
+);
+
+CREATE INDEX jobs_ready ON jobs (state, run_at_ms, id);
+CREATE INDEX jobs_serial_running ON jobs (serial_key, state);
+CREATE INDEX jobs_delivery ON jobs (delivery_id);

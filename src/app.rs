@@ -1,0 +1,157 @@
+//! The composition root: store, intake, workers and the HTTP server, started together and
+//! stopped together.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use tokio::sync::{Notify, broadcast};
+use tokio_util::sync::CancellationToken;
+
+use crate::clock::{Clock, SystemClock};
+use crate::handlers::{JobHandler, LogOnly};
+use crate::queue::{Enqueuer, QueueEvent, WorkerPool, spawn_workers};
+use crate::server::{AppState, router};
+use crate::settings::Settings;
+use crate::store::Store;
+use crate::telemetry;
+
+/// What the service is built from besides its settings. Tests replace the clock or handler.
+pub struct Deps {
+    pub clock: Arc<dyn Clock>,
+    /// `None`: the product's handler for the configured mode.
+    pub handler: Option<Arc<dyn JobHandler>>,
+}
+
+impl Default for Deps {
+    fn default() -> Self {
+        Deps {
+            clock: Arc::new(SystemClock),
+            handler: None,
+        }
+    }
+}
+
+/// A started service.
+pub struct RunningApp {
+    pub addr: SocketAddr,
+    pub store: Store,
+    events: broadcast::Sender<QueueEvent>,
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+impl RunningApp {
+    /// Job events from this process's workers, from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<QueueEvent> {
+        self.events.subscribe()
+    }
+
+    /// Stops accepting, finishes or gives back in-flight work, and waits for it.
+    pub async fn shutdown(self) -> anyhow::Result<()> {
+        self.shutdown.cancel();
+        self.task.await.context("the service task panicked")?
+    }
+
+    /// A token that stops the service when cancelled (signal handlers).
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.shutdown.clone()
+    }
+
+    /// Waits until the service stops by itself or through its token.
+    pub async fn wait(self) -> anyhow::Result<()> {
+        self.task.await.context("the service task panicked")?
+    }
+}
+
+/// Connects the database, applies migrations, binds the listener and starts everything.
+pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp> {
+    let store = Store::connect(&settings.database_url).await?;
+    store.migrate().await?;
+
+    let setup_mode = settings.credentials.is_none();
+    let listener = tokio::net::TcpListener::bind(settings.listen)
+        .await
+        .with_context(|| format!("binding REPRO_GATE_LISTEN={}", settings.listen))?;
+    let addr = listener.local_addr()?;
+    if setup_mode {
+        tracing::warn!(
+            missing = %settings.missing_credentials.join(", "),
+            "setup mode: open http://{addr}/setup to configure the GitHub App; webhooks answer 503 until then"
+        );
+    }
+
+    let new_jobs = Arc::new(Notify::new());
+    let writers = match store {
+        Store::Sqlite(_) => 1,
+        Store::Postgres(_) => 4,
+    };
+    let (enqueuer, writer_tasks) =
+        Enqueuer::start(store.clone(), deps.clock.clone(), writers, new_jobs.clone());
+    let (events, _) = broadcast::channel(1024);
+    let shutdown = CancellationToken::new();
+
+    let handler: Arc<dyn JobHandler> = deps.handler.unwrap_or_else(|| Arc::new(LogOnly));
+    let workers = spawn_workers(
+        WorkerPool {
+            store: store.clone(),
+            handler,
+            clock: deps.clock.clone(),
+            settings: settings.queue.clone(),
+            new_jobs,
+            events: events.clone(),
+            owner_prefix: format!("{}-{}", hostname(), std::process::id()),
+        },
+        shutdown.clone(),
+    );
+
+    let state = AppState {
+        store: store.clone(),
+        enqueuer,
+        clock: deps.clock,
+        metrics: telemetry::metrics_handle(),
+        webhook_secrets: settings
+            .credentials
+            .as_ref()
+            .map(|c| Arc::new(c.webhook_secrets.clone())),
+        missing_credentials: Arc::new(settings.missing_credentials.clone()),
+    };
+    let app = router(state);
+    tracing::info!(
+        %addr,
+        backend = store.backend(),
+        workers = settings.queue.workers,
+        dry_run = settings.dry_run,
+        "repro-gate listening"
+    );
+
+    let stop = shutdown.clone();
+    let task_store = store.clone();
+    let task = tokio::spawn(async move {
+        let served = axum::serve(listener, app)
+            .with_graceful_shutdown(async move { stop.cancelled().await })
+            .await
+            .context("serving HTTP");
+        // The router (and with it every Enqueuer clone) is gone: writers drain and stop.
+        for w in writer_tasks {
+            let _ = w.await;
+        }
+        let mut workers = workers;
+        while workers.join_next().await.is_some() {}
+        task_store.close().await;
+        tracing::info!("repro-gate stopped");
+        served
+    });
+
+    Ok(RunningApp {
+        addr,
+        store,
+        events,
+        shutdown,
+        task,
+    })
+}
+
+fn hostname() -> String {
+    std::env::var("HOSTNAME").unwrap_or_else(|_| "repro-gate".into())
+}

@@ -1,0 +1,127 @@
+//! The command line: `repro-gate <subcommand>`. Every flag also reads its environment variable.
+
+mod serve;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::telemetry::LogFormat;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "repro-gate",
+    version,
+    about = "No deterministic reproduction, no concurrency PR: a GitHub App and its offline checks."
+)]
+pub struct Cli {
+    /// Log format: pretty for people, json for log pipelines.
+    #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Pretty, global = true)]
+    pub log_format: LogFormat,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the service.
+    Serve(Box<ServeArgs>),
+    /// Apply the database migrations and exit.
+    Migrate(DbArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DbArgs {
+    /// sqlite://FILE (embedded, the default) or postgres://… (several replicas).
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://repro-gate.db")]
+    pub database_url: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+
+    /// Address to bind.
+    #[arg(long, env = "REPRO_GATE_LISTEN", default_value = "127.0.0.1:3000")]
+    pub listen: std::net::SocketAddr,
+
+    /// The GitHub App's id.
+    #[arg(long, env = "GITHUB_APP_ID")]
+    pub app_id: Option<u64>,
+
+    /// A file holding the App's PEM private key.
+    #[arg(long, env = "GITHUB_APP_PRIVATE_KEY_PATH")]
+    pub private_key_path: Option<PathBuf>,
+
+    /// The App's PEM private key itself.
+    #[arg(long, env = "GITHUB_APP_PRIVATE_KEY", hide_env_values = true)]
+    pub private_key: Option<String>,
+
+    /// The webhook secret; several, comma-separated, during a rotation.
+    #[arg(long, env = "GITHUB_WEBHOOK_SECRET", hide_env_values = true)]
+    pub webhook_secret: Option<String>,
+
+    /// GitHub's REST API: github.com, GitHub Enterprise Server (https://HOST/api/v3) or a test server.
+    #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
+    pub github_api_url: String,
+
+    /// Evaluate and log every write it would make; write nothing to GitHub.
+    #[arg(long, env = "REPRO_GATE_DRY_RUN", default_value = "false",
+          value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub dry_run: bool,
+
+    /// Worker tasks in this process; 0 accepts and queues only.
+    #[arg(long, env = "REPRO_GATE_WORKERS", default_value_t = 4)]
+    pub workers: usize,
+
+    /// Attempts before a failing job is parked as dead.
+    #[arg(long, env = "REPRO_GATE_MAX_ATTEMPTS", default_value_t = 8,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_attempts: u32,
+
+    /// Seconds a claimed job stays leased without a heartbeat before another worker may take it.
+    #[arg(long, env = "REPRO_GATE_LEASE_SECONDS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub lease_seconds: u64,
+
+    /// Seconds shutdown waits for in-flight jobs before giving them back to the queue.
+    #[arg(long, env = "REPRO_GATE_SHUTDOWN_GRACE_SECONDS", default_value_t = 30)]
+    pub shutdown_grace_seconds: u64,
+}
+
+/// Parses the command line (after loading `.env`) and runs it; returns the exit code.
+pub fn main() -> std::process::ExitCode {
+    let dotenv = dotenvy::dotenv();
+    let cli = Cli::parse();
+    crate::telemetry::init_logging(cli.log_format);
+    if let Err(err) = &dotenv
+        && !err.not_found()
+    {
+        tracing::warn!(error = %err, ".env could not be read; continuing without it");
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("error: starting the async runtime: {err}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Serve(args) => serve::run(*args).await,
+            Command::Migrate(args) => serve::migrate(args).await,
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! `serve` and `migrate`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use secrecy::{ExposeSecret as _, SecretString};
+
+use super::{DbArgs, ServeArgs};
+use crate::app::{self, Deps};
+use crate::settings::{AppCredentials, QueueSettings, Settings, split_secrets};
+use crate::store::Store;
+
+pub async fn migrate(args: DbArgs) -> anyhow::Result<ExitCode> {
+    let store = Store::connect(&args.database_url).await?;
+    store.migrate().await?;
+    store.close().await;
+    tracing::info!(backend = store.backend(), "migrations applied");
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let settings = settings_from(args)?;
+    let running = app::start(settings, Deps::default()).await?;
+    let token = running.shutdown_token();
+    tokio::spawn(async move {
+        wait_for_signal().await;
+        tracing::info!("shutdown signal received: finishing in-flight work");
+        token.cancel();
+    });
+    running.wait().await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn settings_from(args: ServeArgs) -> anyhow::Result<Settings> {
+    let mut settings = Settings::new(args.db.database_url);
+    settings.listen = args.listen;
+    settings.github_api_url = args.github_api_url;
+    settings.dry_run = args.dry_run;
+    settings.queue = QueueSettings {
+        workers: args.workers,
+        max_attempts: args.max_attempts,
+        lease: Duration::from_secs(args.lease_seconds),
+        shutdown_grace: Duration::from_secs(args.shutdown_grace_seconds),
+        ..QueueSettings::default()
+    };
+
+    let key = match (&args.private_key_path, &args.private_key) {
+        (Some(path), _) => Some(SecretString::from(
+            std::fs::read_to_string(path).with_context(|| {
+                format!("reading GITHUB_APP_PRIVATE_KEY_PATH={}", path.display())
+            })?,
+        )),
+        (None, Some(pem)) => Some(SecretString::from(pem.replace("\\n", "\n"))),
+        (None, None) => None,
+    };
+    let secrets = args
+        .webhook_secret
+        .map(|s| split_secrets(&SecretString::from(s)))
+        .filter(|v| !v.is_empty());
+
+    let mut missing = Vec::new();
+    if args.app_id.is_none() {
+        missing.push("GITHUB_APP_ID");
+    }
+    if key.is_none() {
+        missing.push("GITHUB_APP_PRIVATE_KEY_PATH or GITHUB_APP_PRIVATE_KEY");
+    }
+    if secrets.is_none() {
+        missing.push("GITHUB_WEBHOOK_SECRET");
+    }
+    settings.missing_credentials = missing;
+    if let (Some(app_id), Some(private_key), Some(webhook_secrets)) = (args.app_id, key, secrets) {
+        let variable = if args.private_key_path.is_some() {
+            "GITHUB_APP_PRIVATE_KEY_PATH"
+        } else {
+            "GITHUB_APP_PRIVATE_KEY"
+        };
+        octocrab::jsonwebtoken::EncodingKey::from_rsa_pem(private_key.expose_secret().as_bytes())
+            .map_err(|e| anyhow::anyhow!("{variable} is not an RSA private key in PEM form (PKCS#1 or PKCS#8): {e}"))?;
+        settings.credentials = Some(AppCredentials {
+            app_id,
+            private_key,
+            webhook_secrets,
+        });
+    }
+    Ok(settings)
+}
+
+async fn wait_for_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}

@@ -1,0 +1,60 @@
+//! The HTTP shell: routes, the verified-webhook extractor, health, metrics and the setup page.
+
+mod error;
+mod health;
+mod setup;
+pub mod signature;
+mod webhook;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use metrics_exporter_prometheus::PrometheusHandle;
+use secrecy::SecretString;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
+use tower_http::trace::TraceLayer;
+
+pub use error::ApiError;
+
+use crate::clock::Clock;
+use crate::queue::Enqueuer;
+use crate::store::Store;
+
+/// Largest webhook body accepted (GitHub caps payloads at 25 MB).
+pub const MAX_WEBHOOK_BYTES: usize = 25 * 1024 * 1024;
+
+/// What every request handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Store,
+    pub enqueuer: Enqueuer,
+    pub clock: Arc<dyn Clock>,
+    pub metrics: PrometheusHandle,
+    /// `None` in setup mode: webhooks answer 503.
+    pub webhook_secrets: Option<Arc<Vec<SecretString>>>,
+    pub missing_credentials: Arc<Vec<&'static str>>,
+}
+
+/// Builds the router.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route(
+            "/api/github/webhooks",
+            post(webhook::receive).layer(DefaultBodyLimit::max(MAX_WEBHOOK_BYTES)),
+        )
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .route("/metrics", get(health::metrics))
+        .route("/setup", get(setup::page))
+        .layer(CatchPanicLayer::new())
+        .layer(TraceLayer::new_for_http())
+        .layer(SetSensitiveRequestHeadersLayer::new([
+            http::header::AUTHORIZATION,
+            http::HeaderName::from_static("x-hub-signature-256"),
+            http::HeaderName::from_static("x-hub-signature"),
+        ]))
+        .with_state(state)
+}

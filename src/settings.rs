@@ -1,0 +1,130 @@
+//! The service's settings, resolved from flags and environment (see `cli`) into plain values.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use secrecy::{ExposeSecret as _, SecretString};
+
+/// The GitHub App's identity. Present only when id, key and webhook secret are all configured.
+#[derive(Clone)]
+pub struct AppCredentials {
+    pub app_id: u64,
+    pub private_key: SecretString,
+    /// Any one of these may sign a delivery (several during a rotation).
+    pub webhook_secrets: Vec<SecretString>,
+}
+
+impl std::fmt::Debug for AppCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppCredentials")
+            .field("app_id", &self.app_id)
+            .field("private_key", &"[redacted]")
+            .field("webhook_secrets", &self.webhook_secrets.len())
+            .finish()
+    }
+}
+
+/// How the job queue runs.
+#[derive(Clone, Debug)]
+pub struct QueueSettings {
+    /// Worker tasks in this process; 0 accepts and queues only.
+    pub workers: usize,
+    /// Attempts before a job is parked as dead.
+    pub max_attempts: u32,
+    /// How long a claimed job stays leased without a heartbeat.
+    pub lease: Duration,
+    /// First retry delay; doubles per attempt, with jitter, up to `retry_cap`.
+    pub retry_base: Duration,
+    pub retry_cap: Duration,
+    /// How often an idle worker looks for jobs written by other replicas.
+    pub poll_interval: Duration,
+    /// How long shutdown waits for in-flight jobs before giving them back to the queue.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for QueueSettings {
+    fn default() -> Self {
+        QueueSettings {
+            workers: 4,
+            max_attempts: 8,
+            lease: Duration::from_secs(60),
+            retry_base: Duration::from_secs(2),
+            retry_cap: Duration::from_secs(600),
+            poll_interval: Duration::from_secs(1),
+            shutdown_grace: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Everything `serve` needs.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub listen: SocketAddr,
+    pub database_url: String,
+    pub github_api_url: String,
+    pub dry_run: bool,
+    pub credentials: Option<AppCredentials>,
+    /// Which of id, key and secret are missing (for the setup page and log).
+    pub missing_credentials: Vec<&'static str>,
+    pub queue: QueueSettings,
+}
+
+impl Settings {
+    /// Settings with the contract's defaults and the given database.
+    pub fn new(database_url: impl Into<String>) -> Self {
+        Settings {
+            listen: SocketAddr::from(([127, 0, 0, 1], 3000)),
+            database_url: database_url.into(),
+            github_api_url: "https://api.github.com".into(),
+            dry_run: false,
+            credentials: None,
+            missing_credentials: vec![
+                "GITHUB_APP_ID",
+                "GITHUB_APP_PRIVATE_KEY_PATH or GITHUB_APP_PRIVATE_KEY",
+                "GITHUB_WEBHOOK_SECRET",
+            ],
+            queue: QueueSettings::default(),
+        }
+    }
+
+    /// Sets the App's credentials from their raw values; the secret may list several, comma-separated.
+    pub fn with_credentials(mut self, app_id: u64, private_key: &str, webhook_secret: &str) -> Self {
+        self.credentials = Some(AppCredentials {
+            app_id,
+            private_key: SecretString::from(private_key.to_owned()),
+            webhook_secrets: split_secrets(&SecretString::from(webhook_secret.to_owned())),
+        });
+        self.missing_credentials.clear();
+        self
+    }
+}
+
+/// Splits a comma-separated secret list, dropping empty entries and surrounding spaces.
+pub fn split_secrets(raw: &SecretString) -> Vec<SecretString> {
+    raw.expose_secret()
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| SecretString::from(s.to_owned()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_split_on_commas_and_ignore_blanks() {
+        let got = split_secrets(&SecretString::from(" old , new,,".to_owned()));
+        let got: Vec<&str> = got.iter().map(|s| s.expose_secret()).collect();
+        assert_eq!(got, ["old", "new"]);
+    }
+
+    #[test]
+    fn debug_output_never_shows_the_key_or_secrets() {
+        let s = Settings::new("sqlite::memory:").with_credentials(1, "PRIVATE-KEY", "hunter2");
+        let shown = format!("{s:?}");
+        assert!(!shown.contains("PRIVATE-KEY"), "{shown}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+    }
+}

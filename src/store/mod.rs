@@ -1,0 +1,264 @@
+//! Durable storage: webhook deliveries, the job queue and (later) audit rows.
+//!
+//! One `Store` type over two native sqlx pools. Each backend has its own migration folder
+//! (`migrations/sqlite`, `migrations/postgres`) and, where the SQL must differ (claiming a job),
+//! its own module. Queries that are the same on both are written once and run through
+//! [`on_pool!`], which expands them for each pool type. Times are Unix milliseconds from the
+//! caller's [`crate::clock::Clock`], so both backends behave the same and tests can move time.
+
+mod postgres;
+mod sqlite;
+mod types;
+
+pub use types::{ClaimedJob, InsertOutcome, JobCounts, JobRow, JobState, NewDelivery};
+
+use anyhow::Context as _;
+use sqlx::{PgPool, Row as _, SqlitePool};
+
+/// The database behind the service.
+#[derive(Clone, Debug)]
+pub enum Store {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+/// Runs the same expression against whichever pool the store holds.
+macro_rules! on_pool {
+    ($store:expr, $pool:ident => $body:expr) => {
+        match $store {
+            Store::Sqlite($pool) => $body,
+            Store::Postgres($pool) => $body,
+        }
+    };
+}
+
+impl Store {
+    /// Connects to `url` (`sqlite://…` or `postgres://…`). A SQLite file is created when missing.
+    pub async fn connect(url: &str) -> anyhow::Result<Self> {
+        if url.starts_with("sqlite:") {
+            Ok(Store::Sqlite(sqlite::connect(url).await?))
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Ok(Store::Postgres(postgres::connect(url).await?))
+        } else {
+            anyhow::bail!(
+                "DATABASE_URL must start with sqlite:// or postgres:// (got a URL with another scheme)"
+            )
+        }
+    }
+
+    /// A short name of the backend, for logs.
+    pub fn backend(&self) -> &'static str {
+        match self {
+            Store::Sqlite(_) => "sqlite",
+            Store::Postgres(_) => "postgres",
+        }
+    }
+
+    /// Applies the backend's migrations.
+    pub async fn migrate(&self) -> anyhow::Result<()> {
+        match self {
+            Store::Sqlite(pool) => sqlx::migrate!("migrations/sqlite").run(pool).await,
+            Store::Postgres(pool) => sqlx::migrate!("migrations/postgres").run(pool).await,
+        }
+        .context("applying database migrations")
+    }
+
+    /// Answers when the database does.
+    pub async fn ping(&self) -> anyhow::Result<()> {
+        on_pool!(self, pool => sqlx::query("SELECT 1").execute(pool).await.map(|_| ()))
+            .context("database ping")
+    }
+
+    /// Closes every connection.
+    pub async fn close(&self) {
+        on_pool!(self, pool => pool.close().await)
+    }
+
+    /// Stores a batch of deliveries and enqueues a job for each new one, all in one transaction
+    /// (group commit). A delivery id seen before is `Duplicate` and enqueues nothing.
+    pub async fn insert_deliveries(
+        &self,
+        batch: &[NewDelivery],
+        now_ms: i64,
+    ) -> anyhow::Result<Vec<InsertOutcome>> {
+        const INSERT_DELIVERY: &str = "INSERT INTO deliveries \
+            (delivery_id, event, action, installation_id, repository, received_at_ms, payload) \
+            VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (delivery_id) DO NOTHING";
+        const INSERT_JOB: &str = "INSERT INTO jobs \
+            (delivery_id, event, action, serial_key, state, attempts, run_at_ms, created_at_ms, updated_at_ms) \
+            VALUES ($1, $2, $3, $4, 'queued', 0, $5, $5, $5)";
+        let mut outcomes = Vec::with_capacity(batch.len());
+        on_pool!(self, pool => {
+            let mut tx = match self {
+                Store::Sqlite(_) => pool.begin_with("BEGIN IMMEDIATE").await?,
+                Store::Postgres(_) => pool.begin().await?,
+            };
+            for d in batch {
+                let inserted = sqlx::query(INSERT_DELIVERY)
+                    .bind(&d.delivery_id)
+                    .bind(&d.event)
+                    .bind(&d.action)
+                    .bind(d.installation_id)
+                    .bind(&d.repository)
+                    .bind(d.received_at_ms)
+                    .bind(d.payload.as_ref())
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if inserted == 0 {
+                    outcomes.push(InsertOutcome::Duplicate);
+                    continue;
+                }
+                sqlx::query(INSERT_JOB)
+                    .bind(&d.delivery_id)
+                    .bind(&d.event)
+                    .bind(&d.action)
+                    .bind(&d.serial_key)
+                    .bind(now_ms)
+                    .execute(&mut *tx)
+                    .await?;
+                outcomes.push(InsertOutcome::Queued);
+            }
+            tx.commit().await?;
+        });
+        Ok(outcomes)
+    }
+
+    /// Claims the oldest ready job whose serial key has no other running job, leasing it to
+    /// `owner` until `now_ms + lease_ms`. A running job whose lease expired is ready again.
+    pub async fn claim_job(
+        &self,
+        owner: &str,
+        now_ms: i64,
+        lease_ms: i64,
+    ) -> anyhow::Result<Option<ClaimedJob>> {
+        match self {
+            Store::Sqlite(pool) => sqlite::claim_job(pool, owner, now_ms, lease_ms).await,
+            Store::Postgres(pool) => postgres::claim_job(pool, owner, now_ms, lease_ms).await,
+        }
+        .context("claiming a job")
+    }
+
+    /// Extends the lease of a job still held by its owner. False when the lease was lost.
+    pub async fn extend_lease(&self, job: &ClaimedJob, until_ms: i64) -> anyhow::Result<bool> {
+        const SQL: &str = "UPDATE jobs SET lease_until_ms = $1 \
+            WHERE id = $2 AND state = 'running' AND lease_owner = $3";
+        let n = on_pool!(self, pool => sqlx::query(SQL)
+            .bind(until_ms).bind(job.id).bind(&job.lease_owner)
+            .execute(pool).await?.rows_affected());
+        if let Store::Postgres(pool) = self {
+            postgres::extend_key_lease(pool, job, until_ms).await?;
+        }
+        Ok(n == 1)
+    }
+
+    /// Marks a job done. False when its lease had been lost to another worker.
+    pub async fn complete_job(&self, job: &ClaimedJob, now_ms: i64) -> anyhow::Result<bool> {
+        const SQL: &str = "UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until_ms = NULL, \
+            last_error = NULL, updated_at_ms = $1 \
+            WHERE id = $2 AND state = 'running' AND lease_owner = $3";
+        self.finish(job, SQL, now_ms, None, None).await
+    }
+
+    /// Records a failed attempt: back to `queued` at `retry_at_ms`, or `dead` when that is `None`.
+    pub async fn fail_job(
+        &self,
+        job: &ClaimedJob,
+        now_ms: i64,
+        error: &str,
+        retry_at_ms: Option<i64>,
+    ) -> anyhow::Result<bool> {
+        const RETRY: &str = "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until_ms = NULL, \
+            updated_at_ms = $1, last_error = $4, run_at_ms = $5 \
+            WHERE id = $2 AND state = 'running' AND lease_owner = $3";
+        const DEAD: &str = "UPDATE jobs SET state = 'dead', lease_owner = NULL, lease_until_ms = NULL, \
+            updated_at_ms = $1, last_error = $4 \
+            WHERE id = $2 AND state = 'running' AND lease_owner = $3";
+        match retry_at_ms {
+            Some(at) => self.finish(job, RETRY, now_ms, Some(error), Some(at)).await,
+            None => self.finish(job, DEAD, now_ms, Some(error), None).await,
+        }
+    }
+
+    /// Gives a job back untouched (shutdown before it finished): queued again, attempt not counted.
+    pub async fn release_job(&self, job: &ClaimedJob, now_ms: i64) -> anyhow::Result<bool> {
+        const SQL: &str = "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until_ms = NULL, \
+            updated_at_ms = $1, attempts = attempts - 1, run_at_ms = $1 \
+            WHERE id = $2 AND state = 'running' AND lease_owner = $3";
+        self.finish(job, SQL, now_ms, None, None).await
+    }
+
+    async fn finish(
+        &self,
+        job: &ClaimedJob,
+        sql: &'static str,
+        now_ms: i64,
+        error: Option<&str>,
+        run_at_ms: Option<i64>,
+    ) -> anyhow::Result<bool> {
+        let n = on_pool!(self, pool => {
+            let mut q = sqlx::query(sql).bind(now_ms).bind(job.id).bind(&job.lease_owner);
+            if let Some(e) = error {
+                q = q.bind(e);
+            }
+            if let Some(at) = run_at_ms {
+                q = q.bind(at);
+            }
+            q.execute(pool).await?.rows_affected()
+        });
+        // Only the holder of the lease gives the key back: a worker that lost its lease must not
+        // free the key of the worker that took the job over.
+        if let (Store::Postgres(pool), 1) = (self, n) {
+            postgres::release_key(pool, job).await?;
+        }
+        Ok(n == 1)
+    }
+
+    /// How many jobs are in each state.
+    pub async fn job_counts(&self) -> anyhow::Result<JobCounts> {
+        const SQL: &str = "SELECT state, COUNT(*) AS n FROM jobs GROUP BY state";
+        let rows = on_pool!(self, pool => {
+            let rows = sqlx::query(SQL).fetch_all(pool).await?;
+            rows.iter()
+                .map(|r| Ok((r.try_get::<String, _>("state")?, r.try_get::<i64, _>("n")?)))
+                .collect::<Result<Vec<_>, sqlx::Error>>()?
+        });
+        let mut counts = JobCounts::default();
+        for (state, n) in rows {
+            match JobState::parse(&state) {
+                Some(JobState::Queued) => counts.queued = n,
+                Some(JobState::Running) => counts.running = n,
+                Some(JobState::Done) => counts.done = n,
+                Some(JobState::Dead) => counts.dead = n,
+                None => {}
+            }
+        }
+        Ok(counts)
+    }
+
+    /// The stored payload of a delivery.
+    pub async fn delivery_payload(&self, delivery_id: &str) -> anyhow::Result<Option<Vec<u8>>> {
+        const SQL: &str = "SELECT payload FROM deliveries WHERE delivery_id = $1";
+        let row = on_pool!(self, pool => sqlx::query(SQL).bind(delivery_id).fetch_optional(pool).await?
+            .map(|r| r.try_get::<Vec<u8>, _>("payload")).transpose()?);
+        Ok(row)
+    }
+
+    /// True when a delivery with this id is stored.
+    pub async fn has_delivery(&self, delivery_id: &str) -> anyhow::Result<bool> {
+        const SQL: &str = "SELECT 1 FROM deliveries WHERE delivery_id = $1";
+        let found = on_pool!(self, pool => sqlx::query(SQL).bind(delivery_id).fetch_optional(pool).await?.is_some());
+        Ok(found)
+    }
+
+    /// Every job of a delivery (normally one), oldest first.
+    pub async fn jobs_for_delivery(&self, delivery_id: &str) -> anyhow::Result<Vec<JobRow>> {
+        const SQL: &str = "SELECT id, delivery_id, event, action, serial_key, state, attempts, last_error \
+            FROM jobs WHERE delivery_id = $1 ORDER BY id";
+        let rows = on_pool!(self, pool => {
+            let rows = sqlx::query(SQL).bind(delivery_id).fetch_all(pool).await?;
+            rows.iter().map(JobRow::from_row).collect::<Result<Vec<_>, sqlx::Error>>()?
+        });
+        Ok(rows)
+    }
+}

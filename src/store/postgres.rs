@@ -1,0 +1,94 @@
+//! Postgres specifics: connection options and the job claim shared by several replicas.
+
+use anyhow::Context as _;
+use sqlx::PgPool;
+use sqlx::postgres::PgPoolOptions;
+
+use super::ClaimedJob;
+
+pub(super) async fn connect(url: &str) -> anyhow::Result<PgPool> {
+    PgPoolOptions::new()
+        .max_connections(16)
+        .connect(url)
+        .await
+        .context("connecting to Postgres")
+}
+
+/// Candidates are locked with `FOR UPDATE SKIP LOCKED`, so replicas never wait on each other's
+/// rows; a candidate is taken only when its serial key's row in `job_keys` is won (inserted, or
+/// its lease expired). The primary key on `job_keys` is what serialises jobs of one PR across
+/// replicas: a concurrent insert of the same key waits for the first and then finds it taken.
+pub(super) async fn claim_job(
+    pool: &PgPool,
+    owner: &str,
+    now_ms: i64,
+    lease_ms: i64,
+) -> anyhow::Result<Option<ClaimedJob>> {
+    const CANDIDATES: &str = "SELECT j.id, j.serial_key FROM jobs j \
+        WHERE ((j.state = 'queued' AND j.run_at_ms <= $1) \
+            OR (j.state = 'running' AND j.lease_until_ms < $1)) \
+          AND NOT EXISTS (SELECT 1 FROM job_keys k WHERE k.serial_key = j.serial_key \
+            AND k.job_id <> j.id AND k.lease_until_ms >= $1) \
+        ORDER BY j.run_at_ms, j.id LIMIT 8 FOR UPDATE OF j SKIP LOCKED";
+    const TAKE_KEY: &str = "INSERT INTO job_keys (serial_key, job_id, lease_until_ms) VALUES ($1, $2, $3) \
+        ON CONFLICT (serial_key) DO UPDATE SET job_id = EXCLUDED.job_id, lease_until_ms = EXCLUDED.lease_until_ms \
+        WHERE job_keys.lease_until_ms < $4 OR job_keys.job_id = EXCLUDED.job_id";
+    const TAKE_JOB: &str = "UPDATE jobs SET state = 'running', lease_owner = $1, lease_until_ms = $3, \
+            attempts = attempts + 1, updated_at_ms = $2 WHERE id = $4 \
+        RETURNING id, delivery_id, event, action, serial_key, attempts";
+
+    let mut tx = pool.begin().await?;
+    let candidates: Vec<(i64, String)> = sqlx::query_as(CANDIDATES)
+        .bind(now_ms)
+        .fetch_all(&mut *tx)
+        .await?;
+    let until = now_ms + lease_ms;
+    for (id, key) in candidates {
+        let won = sqlx::query(TAKE_KEY)
+            .bind(&key)
+            .bind(id)
+            .bind(until)
+            .bind(now_ms)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if won == 0 {
+            continue;
+        }
+        let row = sqlx::query(TAKE_JOB)
+            .bind(owner)
+            .bind(now_ms)
+            .bind(until)
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await?;
+        let job = ClaimedJob::from_row(&row, owner)?;
+        tx.commit().await?;
+        return Ok(Some(job));
+    }
+    tx.commit().await?;
+    Ok(None)
+}
+
+pub(super) async fn extend_key_lease(
+    pool: &PgPool,
+    job: &ClaimedJob,
+    until_ms: i64,
+) -> anyhow::Result<()> {
+    sqlx::query("UPDATE job_keys SET lease_until_ms = $1 WHERE serial_key = $2 AND job_id = $3")
+        .bind(until_ms)
+        .bind(&job.serial_key)
+        .bind(job.id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+pub(super) async fn release_key(pool: &PgPool, job: &ClaimedJob) -> anyhow::Result<()> {
+    sqlx::query("DELETE FROM job_keys WHERE serial_key = $1 AND job_id = $2")
+        .bind(&job.serial_key)
+        .bind(job.id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}

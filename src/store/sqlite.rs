@@ -1,0 +1,56 @@
+//! SQLite specifics: connection options and the job claim.
+
+use std::str::FromStr as _;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+use super::ClaimedJob;
+
+pub(super) async fn connect(url: &str) -> anyhow::Result<SqlitePool> {
+    let options = SqliteConnectOptions::from_str(url)
+        .with_context(|| "DATABASE_URL is not a valid sqlite:// URL".to_string())?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        // FULL: a commit is on disk before the 202 goes out; group commit pays one sync per batch.
+        .synchronous(SqliteSynchronous::Full)
+        .busy_timeout(Duration::from_secs(10))
+        .foreign_keys(true);
+    SqlitePoolOptions::new()
+        .max_connections(4)
+        .connect_with(options)
+        .await
+        .context("opening the SQLite database")
+}
+
+/// One UPDATE … RETURNING statement: SQLite takes the write lock when the statement starts, so
+/// the choice of job and the check that its serial key is free happen atomically.
+pub(super) async fn claim_job(
+    pool: &SqlitePool,
+    owner: &str,
+    now_ms: i64,
+    lease_ms: i64,
+) -> anyhow::Result<Option<ClaimedJob>> {
+    const SQL: &str = "UPDATE jobs SET state = 'running', lease_owner = ?1, lease_until_ms = ?3, \
+            attempts = attempts + 1, updated_at_ms = ?2 \
+        WHERE id = ( \
+            SELECT j.id FROM jobs j \
+            WHERE ((j.state = 'queued' AND j.run_at_ms <= ?2) \
+                OR (j.state = 'running' AND j.lease_until_ms < ?2)) \
+              AND NOT EXISTS ( \
+                SELECT 1 FROM jobs r WHERE r.serial_key = j.serial_key AND r.id <> j.id \
+                  AND r.state = 'running' AND r.lease_until_ms >= ?2) \
+            ORDER BY j.run_at_ms, j.id LIMIT 1) \
+        RETURNING id, delivery_id, event, action, serial_key, attempts";
+    let row = sqlx::query(SQL)
+        .bind(owner)
+        .bind(now_ms)
+        .bind(now_ms + lease_ms)
+        .fetch_optional(pool)
+        .await?;
+    Ok(row
+        .map(|r| ClaimedJob::from_row(&r, owner))
+        .transpose()?)
+}

@@ -1,0 +1,131 @@
+//! Plain rows going in and out of the store.
+
+use bytes::Bytes;
+use sqlx::Row;
+
+/// A verified webhook delivery to store, with the serial key its job runs under.
+#[derive(Clone, Debug)]
+pub struct NewDelivery {
+    pub delivery_id: String,
+    pub event: String,
+    pub action: Option<String>,
+    pub installation_id: Option<i64>,
+    pub repository: Option<String>,
+    pub received_at_ms: i64,
+    pub payload: Bytes,
+    /// Jobs with the same key never run at once (one pull request, one commit, one installation).
+    pub serial_key: String,
+}
+
+/// What storing one delivery did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InsertOutcome {
+    Queued,
+    Duplicate,
+}
+
+/// A job leased to one worker.
+#[derive(Clone, Debug)]
+pub struct ClaimedJob {
+    pub id: i64,
+    pub delivery_id: String,
+    pub event: String,
+    pub action: Option<String>,
+    pub serial_key: String,
+    /// Attempts so far, this one included.
+    pub attempts: i32,
+    pub lease_owner: String,
+}
+
+/// The states of a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobState {
+    Queued,
+    Running,
+    Done,
+    Dead,
+}
+
+impl JobState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Running => "running",
+            JobState::Done => "done",
+            JobState::Dead => "dead",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "queued" => Some(JobState::Queued),
+            "running" => Some(JobState::Running),
+            "done" => Some(JobState::Done),
+            "dead" => Some(JobState::Dead),
+            _ => None,
+        }
+    }
+}
+
+/// Jobs per state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JobCounts {
+    pub queued: i64,
+    pub running: i64,
+    pub done: i64,
+    pub dead: i64,
+}
+
+/// A job as stored, for inspection.
+#[derive(Clone, Debug)]
+pub struct JobRow {
+    pub id: i64,
+    pub delivery_id: String,
+    pub event: String,
+    pub action: Option<String>,
+    pub serial_key: String,
+    pub state: String,
+    pub attempts: i32,
+    pub last_error: Option<String>,
+}
+
+impl JobRow {
+    pub(crate) fn from_row<R: Row>(row: &R) -> Result<Self, sqlx::Error>
+    where
+        for<'a> &'a str: sqlx::ColumnIndex<R>,
+        for<'a> i64: sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+        for<'a> i32: sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+        for<'a> String: sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    {
+        Ok(JobRow {
+            id: row.try_get("id")?,
+            delivery_id: row.try_get("delivery_id")?,
+            event: row.try_get("event")?,
+            action: row.try_get("action")?,
+            serial_key: row.try_get("serial_key")?,
+            state: row.try_get("state")?,
+            attempts: row.try_get("attempts")?,
+            last_error: row.try_get("last_error")?,
+        })
+    }
+}
+
+impl ClaimedJob {
+    pub(crate) fn from_row<R: Row>(row: &R, owner: &str) -> Result<Self, sqlx::Error>
+    where
+        for<'a> &'a str: sqlx::ColumnIndex<R>,
+        for<'a> i64: sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+        for<'a> i32: sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+        for<'a> String: sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    {
+        Ok(ClaimedJob {
+            id: row.try_get("id")?,
+            delivery_id: row.try_get("delivery_id")?,
+            event: row.try_get("event")?,
+            action: row.try_get("action")?,
+            serial_key: row.try_get("serial_key")?,
+            attempts: row.try_get("attempts")?,
+            lease_owner: owner.to_owned(),
+        })
+    }
+}
