@@ -88,7 +88,12 @@ impl Settings {
     }
 
     /// Sets the App's credentials from their raw values; the secret may list several, comma-separated.
-    pub fn with_credentials(mut self, app_id: u64, private_key: &str, webhook_secret: &str) -> Self {
+    pub fn with_credentials(
+        mut self,
+        app_id: u64,
+        private_key: &str,
+        webhook_secret: &str,
+    ) -> Self {
         self.credentials = Some(AppCredentials {
             app_id,
             private_key: SecretString::from(private_key.to_owned()),

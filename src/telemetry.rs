@@ -33,7 +33,9 @@ pub fn metrics_handle() -> PrometheusHandle {
             let recorder = PrometheusBuilder::new()
                 .set_buckets_for_metric(
                     metrics_exporter_prometheus::Matcher::Suffix("_seconds".into()),
-                    &[0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0],
+                    &[
+                        0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+                    ],
                 )
                 .map(PrometheusBuilder::build_recorder)
                 .unwrap_or_else(|_| PrometheusBuilder::new().build_recorder());
@@ -52,7 +54,6 @@ fn describe() {
         "repro_gate_webhooks_total",
         "Webhook deliveries received, by event and outcome"
     );
-    metrics::describe_gauge!("repro_gate_jobs", "Jobs in the queue, by state");
     metrics::describe_histogram!(
         "repro_gate_job_duration_seconds",
         metrics::Unit::Seconds,

@@ -77,7 +77,11 @@ fn settings_from(args: ServeArgs) -> anyhow::Result<Settings> {
             "GITHUB_APP_PRIVATE_KEY"
         };
         octocrab::jsonwebtoken::EncodingKey::from_rsa_pem(private_key.expose_secret().as_bytes())
-            .map_err(|e| anyhow::anyhow!("{variable} is not an RSA private key in PEM form (PKCS#1 or PKCS#8): {e}"))?;
+            .map_err(|e| {
+            anyhow::anyhow!(
+                "{variable} is not an RSA private key in PEM form (PKCS#1 or PKCS#8): {e}"
+            )
+        })?;
         settings.credentials = Some(AppCredentials {
             app_id,
             private_key,

@@ -168,9 +168,8 @@ mod tests {
 
     #[test]
     fn a_comment_shares_the_key_of_its_pull_request() {
-        let c = env(
-            r#"{"action":"created","issue":{"number":7},"repository":{"full_name":"o/r"}}"#,
-        );
+        let c =
+            env(r#"{"action":"created","issue":{"number":7},"repository":{"full_name":"o/r"}}"#);
         let p = env(
             r#"{"action":"opened","pull_request":{"number":7},"repository":{"full_name":"o/r"}}"#,
         );

@@ -21,12 +21,20 @@ pub struct QueueEvent {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum QueueEventKind {
     /// A worker took the job (attempt number).
-    Started { attempt: i32 },
+    Started {
+        attempt: i32,
+    },
     Done,
     /// Failed; will run again.
-    Retrying { attempt: i32, error: String },
+    Retrying {
+        attempt: i32,
+        error: String,
+    },
     /// Failed for the last time.
-    Dead { attempt: i32, error: String },
+    Dead {
+        attempt: i32,
+        error: String,
+    },
     /// Given back unfinished at shutdown.
     Released,
     /// The worker's lease had been lost to another worker, so its result was not recorded.

@@ -85,7 +85,13 @@ async fn run_one(pool: &WorkerPool, job: ClaimedJob, shutdown: &CancellationToke
         attempt = job.attempts,
     );
     async {
-        emit(pool, &job, QueueEventKind::Started { attempt: job.attempts });
+        emit(
+            pool,
+            &job,
+            QueueEventKind::Started {
+                attempt: job.attempts,
+            },
+        );
         let started = Instant::now();
         let outcome = run_with_heartbeat(pool, &job, shutdown).await;
         metrics::histogram!("repro_gate_job_duration_seconds", "event" => job.event.clone())
@@ -162,7 +168,10 @@ async fn record(pool: &WorkerPool, job: &ClaimedJob, outcome: Outcome) {
         }
         Outcome::Finished(Ok(())) => {
             tracing::debug!("job done");
-            (pool.store.complete_job(job, now).await, QueueEventKind::Done)
+            (
+                pool.store.complete_job(job, now).await,
+                QueueEventKind::Done,
+            )
         }
         Outcome::Finished(Err(err)) => {
             let permanent = matches!(err, JobError::Permanent(_));

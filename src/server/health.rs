@@ -32,26 +32,31 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     (StatusCode::OK, "ready").into_response()
 }
 
-/// Prometheus text. Job gauges are read from the database at scrape time, so every replica
-/// reports the shared queue.
+/// Prometheus text. Job counts are read from the database at scrape time, so every replica
+/// reports the shared queue; they are written here rather than through the global recorder so
+/// that each service instance reports its own database.
 pub async fn metrics(State(state): State<AppState>) -> Response {
+    let mut text = state.metrics.render();
     match state.store.job_counts().await {
         Ok(c) => {
+            text.push_str("# HELP repro_gate_jobs Jobs in the queue, by state\n# TYPE repro_gate_jobs gauge\n");
             for (name, n) in [
                 ("queued", c.queued),
                 ("running", c.running),
                 ("done", c.done),
                 ("dead", c.dead),
             ] {
-                metrics::gauge!("repro_gate_jobs", "state" => name).set(n as f64);
+                text.push_str(&format!("repro_gate_jobs{{state=\"{name}\"}} {n}\n"));
             }
         }
-        Err(err) => tracing::warn!(error = %format!("{err:#}"), "job counts unavailable for /metrics"),
+        Err(err) => {
+            tracing::warn!(error = %format!("{err:#}"), "job counts unavailable for /metrics")
+        }
     }
     (
         StatusCode::OK,
         [(http::header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        state.metrics.render(),
+        text,
     )
         .into_response()
 }

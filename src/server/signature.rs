@@ -38,7 +38,9 @@ mod tests {
     use super::*;
 
     fn secrets(list: &[&str]) -> Vec<SecretString> {
-        list.iter().map(|s| SecretString::from(s.to_string())).collect()
+        list.iter()
+            .map(|s| SecretString::from(s.to_string()))
+            .collect()
     }
 
     #[test]

@@ -38,14 +38,14 @@ impl FromRequest<AppState> for VerifiedDelivery {
                 count(event_label(event.as_deref()), "too_large");
                 ApiError::new(
                     StatusCode::PAYLOAD_TOO_LARGE,
-                    format!(
-                        "payload larger than {} bytes",
-                        super::MAX_WEBHOOK_BYTES
-                    ),
+                    format!("payload larger than {} bytes", super::MAX_WEBHOOK_BYTES),
                 )
             } else {
                 count(event_label(event.as_deref()), "bad_request");
-                ApiError::new(StatusCode::BAD_REQUEST, format!("could not read the body: {rejection}"))
+                ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    format!("could not read the body: {rejection}"),
+                )
             }
         })?;
         let Some(sig) = header(&headers, "x-hub-signature-256") else {
@@ -117,11 +117,7 @@ async fn accept(state: AppState, delivery: VerifiedDelivery) -> Response {
     if let Some(repo) = &envelope.repository {
         span.record("repository", repo.full_name.as_str());
     }
-    if let Some(pr) = envelope
-        .pull_request
-        .as_ref()
-        .or(envelope.issue.as_ref())
-    {
+    if let Some(pr) = envelope.pull_request.as_ref().or(envelope.issue.as_ref()) {
         span.record("pr", pr.number);
     }
     let serial_key = match route(&delivery.event, &envelope) {

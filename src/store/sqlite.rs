@@ -50,7 +50,5 @@ pub(super) async fn claim_job(
         .bind(now_ms + lease_ms)
         .fetch_optional(pool)
         .await?;
-    Ok(row
-        .map(|r| ClaimedJob::from_row(&r, owner))
-        .transpose()?)
+    Ok(row.map(|r| ClaimedJob::from_row(&r, owner)).transpose()?)
 }

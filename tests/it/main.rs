@@ -1,0 +1,7 @@
+//! The integration suite: one binary, the real server on port 0 with a fresh database per test.
+//! Every test runs on SQLite; the same tests run on Postgres when `TEST_DATABASE_URL` is set.
+
+mod common;
+mod fixtures_real;
+mod intake;
+mod queue;

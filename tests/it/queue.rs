@@ -1,0 +1,241 @@
+//! The durable job queue: restarts, retries to dead, lease expiry, per-PR serialisation.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use repro_gate::clock::ManualClock;
+use repro_gate::handlers::{HandlerFuture, Job, JobError, JobHandler};
+use repro_gate::queue::QueueEventKind;
+use tokio::sync::{Notify, mpsc};
+
+use crate::both_backends;
+use crate::common::{Db, Spawn, pr_payload};
+
+both_backends!(
+    job_queued_with_workers_off_is_done_after_restart,
+    failing_job_ends_dead_after_max_attempts,
+    expired_lease_hands_a_stuck_job_to_another_worker,
+    claims_skip_a_pr_whose_job_is_running,
+    jobs_of_one_pr_never_overlap_while_other_prs_proceed,
+);
+
+/// Always fails.
+struct Failing;
+impl JobHandler for Failing {
+    fn handle<'a>(&'a self, _job: &'a Job) -> HandlerFuture<'a> {
+        Box::pin(async { Err(JobError::Transient(anyhow::anyhow!("GitHub answered 502"))) })
+    }
+}
+
+/// Never finishes: a worker that hung.
+struct Stuck;
+impl JobHandler for Stuck {
+    fn handle<'a>(&'a self, _job: &'a Job) -> HandlerFuture<'a> {
+        Box::pin(std::future::pending())
+    }
+}
+
+async fn job_queued_with_workers_off_is_done_after_restart(db: Db) {
+    let first = Spawn::new(&db).workers(0).start().await;
+    let a = first
+        .deliver("pull_request", "r-1", &pr_payload("opened", "acme/pool", 1))
+        .await;
+    assert_eq!(a.json["status"], "queued");
+    first.stop().await;
+
+    let mut second = Spawn::new(&db).workers(2).start().await;
+    second.wait_done("r-1").await;
+    let jobs = second.app.store.jobs_for_delivery("r-1").await.unwrap();
+    assert_eq!(jobs[0].state, "done");
+    assert_eq!(jobs[0].attempts, 1);
+    second.stop().await;
+}
+
+async fn failing_job_ends_dead_after_max_attempts(db: Db) {
+    let mut spawn = Spawn::new(&db).workers(1).handler(Arc::new(Failing));
+    spawn.settings.queue.max_attempts = 3;
+    let mut app = spawn.start().await;
+    app.deliver("pull_request", "f-1", &pr_payload("opened", "acme/pool", 1))
+        .await;
+    let dead = app
+        .wait_for(|e| e.delivery_id == "f-1" && matches!(e.kind, QueueEventKind::Dead { .. }))
+        .await;
+    let QueueEventKind::Dead { attempt, error } = dead.kind else {
+        unreachable!()
+    };
+    assert_eq!(attempt, 3);
+    assert!(error.contains("502"), "{error}");
+    let jobs = app.app.store.jobs_for_delivery("f-1").await.unwrap();
+    assert_eq!(jobs[0].state, "dead");
+    assert_eq!(jobs[0].attempts, 3);
+    assert!(jobs[0].last_error.as_deref().unwrap().contains("502"));
+    let (_, metrics) = app.get("/metrics").await;
+    assert!(
+        metrics.contains(r#"repro_gate_jobs{state="dead"} 1"#),
+        "{metrics}"
+    );
+    app.stop().await;
+}
+
+async fn expired_lease_hands_a_stuck_job_to_another_worker(db: Db) {
+    let clock = ManualClock::new(1_700_000_000_000);
+    let mut stuck = Spawn::new(&db)
+        .workers(1)
+        .handler(Arc::new(Stuck))
+        .clock(Arc::new(clock.clone()));
+    stuck.settings.queue.shutdown_grace = std::time::Duration::ZERO;
+    let mut stuck = stuck.start().await;
+    stuck
+        .deliver("pull_request", "l-1", &pr_payload("opened", "acme/pool", 1))
+        .await;
+    stuck
+        .wait_for(|e| e.delivery_id == "l-1" && e.kind == QueueEventKind::Started { attempt: 1 })
+        .await;
+
+    // The lease (60 s) runs out without a heartbeat reaching the database.
+    clock.advance_ms(61_000);
+    let mut rescuer = Spawn::new(&db)
+        .workers(1)
+        .clock(Arc::new(clock.clone()))
+        .start()
+        .await;
+    let done = rescuer.wait_done("l-1").await;
+    assert_eq!(done.delivery_id, "l-1");
+    let jobs = rescuer.app.store.jobs_for_delivery("l-1").await.unwrap();
+    assert_eq!(jobs[0].state, "done");
+    assert_eq!(jobs[0].attempts, 2);
+
+    // The stuck worker, stopped, cannot overwrite the result it no longer owns.
+    stuck.stop().await;
+    let jobs = rescuer.app.store.jobs_for_delivery("l-1").await.unwrap();
+    assert_eq!(jobs[0].state, "done");
+    rescuer.stop().await;
+}
+
+async fn claims_skip_a_pr_whose_job_is_running(db: Db) {
+    let clock = ManualClock::new(1_700_000_000_000);
+    let app = Spawn::new(&db)
+        .workers(0)
+        .clock(Arc::new(clock.clone()))
+        .start()
+        .await;
+    app.deliver("pull_request", "a-1", &pr_payload("opened", "acme/pool", 1))
+        .await;
+    app.deliver("pull_request", "a-2", &pr_payload("edited", "acme/pool", 1))
+        .await;
+    app.deliver("pull_request", "b-1", &pr_payload("opened", "acme/pool", 2))
+        .await;
+    let store = &app.app.store;
+    let now = clock.now_ms_for_test();
+    let first = store.claim_job("w1", now, 60_000).await.unwrap().unwrap();
+    assert_eq!(first.delivery_id, "a-1");
+    let second = store.claim_job("w2", now, 60_000).await.unwrap().unwrap();
+    assert_eq!(second.delivery_id, "b-1", "PR 1 is busy, so PR 2 goes next");
+    assert!(store.claim_job("w3", now, 60_000).await.unwrap().is_none());
+    assert!(store.complete_job(&first, now).await.unwrap());
+    let third = store.claim_job("w3", now, 60_000).await.unwrap().unwrap();
+    assert_eq!(third.delivery_id, "a-2");
+    app.stop().await;
+}
+
+trait NowForTest {
+    fn now_ms_for_test(&self) -> i64;
+}
+impl NowForTest for ManualClock {
+    fn now_ms_for_test(&self) -> i64 {
+        repro_gate::clock::Clock::now_ms(self)
+    }
+}
+
+/// Holds each job until the test releases its delivery; records overlap per PR.
+struct Gated {
+    started: mpsc::UnboundedSender<String>,
+    release: Mutex<HashMap<String, Arc<Notify>>>,
+    running: Mutex<HashMap<String, u32>>,
+    overlaps: Mutex<Vec<String>>,
+}
+
+impl Gated {
+    fn gate(&self, delivery: &str) -> Arc<Notify> {
+        self.release
+            .lock()
+            .unwrap()
+            .entry(delivery.to_owned())
+            .or_default()
+            .clone()
+    }
+}
+
+impl JobHandler for Gated {
+    fn handle<'a>(&'a self, job: &'a Job) -> HandlerFuture<'a> {
+        Box::pin(async move {
+            let payload: serde_json::Value = serde_json::from_slice(&job.payload).unwrap();
+            let pr = payload["number"].to_string();
+            {
+                let mut running = self.running.lock().unwrap();
+                let n = running.entry(pr.clone()).or_default();
+                *n += 1;
+                if *n > 1 {
+                    self.overlaps.lock().unwrap().push(pr.clone());
+                }
+            }
+            let gate = self.gate(&job.delivery_id);
+            let released = gate.notified();
+            let _ = self.started.send(job.delivery_id.clone());
+            released.await;
+            *self.running.lock().unwrap().get_mut(&pr).unwrap() -= 1;
+            Ok(())
+        })
+    }
+}
+
+async fn jobs_of_one_pr_never_overlap_while_other_prs_proceed(db: Db) {
+    let (tx, mut started) = mpsc::unbounded_channel();
+    let gated = Arc::new(Gated {
+        started: tx,
+        release: Mutex::default(),
+        running: Mutex::default(),
+        overlaps: Mutex::default(),
+    });
+    let mut app = Spawn::new(&db)
+        .workers(4)
+        .handler(gated.clone())
+        .start()
+        .await;
+    app.deliver(
+        "pull_request",
+        "p1-a",
+        &pr_payload("opened", "acme/pool", 1),
+    )
+    .await;
+    assert_eq!(started.recv().await.unwrap(), "p1-a");
+    app.deliver(
+        "pull_request",
+        "p1-b",
+        &pr_payload("edited", "acme/pool", 1),
+    )
+    .await;
+    app.deliver(
+        "pull_request",
+        "p2-a",
+        &pr_payload("opened", "acme/pool", 2),
+    )
+    .await;
+    // PR 2 runs to completion while PR 1's first job is still held.
+    assert_eq!(started.recv().await.unwrap(), "p2-a");
+    gated.gate("p2-a").notify_one();
+    app.wait_done("p2-a").await;
+    let p1b = app.app.store.jobs_for_delivery("p1-b").await.unwrap();
+    assert_eq!(
+        p1b[0].state, "queued",
+        "PR 1's second job waits for its first"
+    );
+    // Releasing PR 1's first job lets its second one run.
+    gated.gate("p1-a").notify_one();
+    app.wait_done("p1-a").await;
+    assert_eq!(started.recv().await.unwrap(), "p1-b");
+    gated.gate("p1-b").notify_one();
+    app.wait_done("p1-b").await;
+    assert!(gated.overlaps.lock().unwrap().is_empty());
+    app.stop().await;
+}
