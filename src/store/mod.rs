@@ -32,6 +32,74 @@ macro_rules! on_pool {
     };
 }
 
+/// Inserts the batch's deliveries (skipping ids already stored) and one job per delivery
+/// inserted; evaluates to the set of inserted delivery ids.
+macro_rules! insert_batch {
+    ($db:ty, $conn:expr, $batch:expr, $now:expr) => {{
+        let mut q = sqlx::QueryBuilder::<$db>::new(
+            "INSERT INTO deliveries (delivery_id, event, action, installation_id, repository, received_at_ms, payload) ",
+        );
+        q.push_values($batch.iter(), |mut row, d| {
+            row.push_bind(d.delivery_id.clone())
+                .push_bind(d.event.clone())
+                .push_bind(d.action.clone())
+                .push_bind(d.installation_id)
+                .push_bind(d.repository.clone())
+                .push_bind(d.received_at_ms)
+                .push_bind(d.payload.to_vec());
+        });
+        q.push(" ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id");
+        let ids: std::collections::HashSet<String> = q
+            .build_query_scalar::<String>()
+            .fetch_all(&mut *$conn)
+            .await?
+            .into_iter()
+            .collect();
+        if !ids.is_empty() {
+            let fresh = first_occurrences($batch, &ids);
+            let mut q = sqlx::QueryBuilder::<$db>::new(
+                "INSERT INTO jobs (delivery_id, event, action, serial_key, state, attempts, run_at_ms, created_at_ms, updated_at_ms) ",
+            );
+            let new_jobs = $batch
+                .iter()
+                .zip(&fresh)
+                .filter(|(_, o)| **o == InsertOutcome::Queued)
+                .map(|(d, _)| d);
+            q.push_values(new_jobs, |mut row, d| {
+                row.push_bind(d.delivery_id.clone())
+                    .push_bind(d.event.clone())
+                    .push_bind(d.action.clone())
+                    .push_bind(d.serial_key.clone())
+                    .push_bind("queued")
+                    .push_bind(0i32)
+                    .push_bind($now)
+                    .push_bind($now)
+                    .push_bind($now);
+            });
+            q.build().execute(&mut *$conn).await?;
+        }
+        ids
+    }};
+}
+
+/// `Queued` for the first entry of each inserted id, `Duplicate` for everything else.
+fn first_occurrences(
+    batch: &[NewDelivery],
+    inserted: &std::collections::HashSet<String>,
+) -> Vec<InsertOutcome> {
+    let mut taken = std::collections::HashSet::new();
+    batch
+        .iter()
+        .map(|d| {
+            if inserted.contains(&d.delivery_id) && taken.insert(d.delivery_id.as_str()) {
+                InsertOutcome::Queued
+            } else {
+                InsertOutcome::Duplicate
+            }
+        })
+        .collect()
+}
+
 impl Store {
     /// Connects to `url` (`sqlite://…` or `postgres://…`). A SQLite file is created when missing.
     pub async fn connect(url: &str) -> anyhow::Result<Self> {
@@ -75,53 +143,31 @@ impl Store {
     }
 
     /// Stores a batch of deliveries and enqueues a job for each new one, all in one transaction
-    /// (group commit). A delivery id seen before is `Duplicate` and enqueues nothing.
+    /// (group commit) of two multi-row statements. A delivery id seen before, or earlier in the
+    /// same batch, is `Duplicate` and enqueues nothing.
     pub async fn insert_deliveries(
         &self,
         batch: &[NewDelivery],
         now_ms: i64,
     ) -> anyhow::Result<Vec<InsertOutcome>> {
-        const INSERT_DELIVERY: &str = "INSERT INTO deliveries \
-            (delivery_id, event, action, installation_id, repository, received_at_ms, payload) \
-            VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (delivery_id) DO NOTHING";
-        const INSERT_JOB: &str = "INSERT INTO jobs \
-            (delivery_id, event, action, serial_key, state, attempts, run_at_ms, created_at_ms, updated_at_ms) \
-            VALUES ($1, $2, $3, $4, 'queued', 0, $5, $5, $5)";
-        let mut outcomes = Vec::with_capacity(batch.len());
-        on_pool!(self, pool => {
-            let mut tx = match self {
-                Store::Sqlite(_) => pool.begin_with("BEGIN IMMEDIATE").await?,
-                Store::Postgres(_) => pool.begin().await?,
-            };
-            for d in batch {
-                let inserted = sqlx::query(INSERT_DELIVERY)
-                    .bind(&d.delivery_id)
-                    .bind(&d.event)
-                    .bind(&d.action)
-                    .bind(d.installation_id)
-                    .bind(&d.repository)
-                    .bind(d.received_at_ms)
-                    .bind(d.payload.as_ref())
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                if inserted == 0 {
-                    outcomes.push(InsertOutcome::Duplicate);
-                    continue;
-                }
-                sqlx::query(INSERT_JOB)
-                    .bind(&d.delivery_id)
-                    .bind(&d.event)
-                    .bind(&d.action)
-                    .bind(&d.serial_key)
-                    .bind(now_ms)
-                    .execute(&mut *tx)
-                    .await?;
-                outcomes.push(InsertOutcome::Queued);
+        if batch.is_empty() {
+            return Ok(Vec::new());
+        }
+        let inserted: std::collections::HashSet<String> = match self {
+            Store::Sqlite(pool) => {
+                let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+                let ids = insert_batch!(sqlx::Sqlite, &mut *tx, batch, now_ms);
+                tx.commit().await?;
+                ids
             }
-            tx.commit().await?;
-        });
-        Ok(outcomes)
+            Store::Postgres(pool) => {
+                let mut tx = pool.begin().await?;
+                let ids = insert_batch!(sqlx::Postgres, &mut *tx, batch, now_ms);
+                tx.commit().await?;
+                ids
+            }
+        };
+        Ok(first_occurrences(batch, &inserted))
     }
 
     /// Claims the oldest ready job whose serial key has no other running job, leasing it to

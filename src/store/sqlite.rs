@@ -17,7 +17,9 @@ pub(super) async fn connect(url: &str) -> anyhow::Result<SqlitePool> {
         // FULL: a commit is on disk before the 202 goes out; group commit pays one sync per batch.
         .synchronous(SqliteSynchronous::Full)
         .busy_timeout(Duration::from_secs(10))
-        .foreign_keys(true);
+        .foreign_keys(true)
+        // Payloads are tens of KB: bigger pages mean shorter overflow chains. Applies to new files.
+        .page_size(16384);
     SqlitePoolOptions::new()
         .max_connections(4)
         .connect_with(options)
