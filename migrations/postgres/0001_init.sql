@@ -5,6 +5,7 @@ CREATE TABLE deliveries (
     action          TEXT,
     installation_id BIGINT,
     repository      TEXT,
+    payload_encoding TEXT NOT NULL DEFAULT 'raw',
     received_at_ms  BIGINT NOT NULL,
     payload         BYTEA NOT NULL
 );

@@ -5,13 +5,14 @@ CREATE TABLE deliveries (
     action          TEXT,
     installation_id INTEGER,
     repository      TEXT,
+    payload_encoding TEXT NOT NULL DEFAULT 'raw',
     received_at_ms  INTEGER NOT NULL,
     payload         BLOB NOT NULL
 );
 
 -- The durable job queue: one job per handled delivery.
 CREATE TABLE jobs (
-    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    id             INTEGER PRIMARY KEY,
     delivery_id    TEXT NOT NULL REFERENCES deliveries(delivery_id),
     event          TEXT NOT NULL,
     action         TEXT,

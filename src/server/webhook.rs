@@ -11,7 +11,7 @@ use tracing::Instrument as _;
 use super::{ApiError, AppState, signature};
 use crate::core::delivery::{Envelope, Route, route};
 use crate::queue::EnqueueError;
-use crate::store::{InsertOutcome, NewDelivery};
+use crate::store::{InsertOutcome, NewDelivery, StoredPayload};
 
 /// A delivery whose signature checked out, with the headers intake needs.
 pub struct VerifiedDelivery {
@@ -135,7 +135,7 @@ async fn accept(state: AppState, delivery: VerifiedDelivery) -> Response {
         installation_id: envelope.installation.map(|i| i.id),
         repository: envelope.repository.map(|r| r.full_name),
         received_at_ms: state.clock.now_ms(),
-        payload: delivery.body,
+        payload: StoredPayload::compress(&delivery.body),
         serial_key,
     };
     match state.enqueuer.enqueue(new).await {

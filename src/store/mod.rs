@@ -6,9 +6,12 @@
 //! [`on_pool!`], which expands them for each pool type. Times are Unix milliseconds from the
 //! caller's [`crate::clock::Clock`], so both backends behave the same and tests can move time.
 
+mod payload;
 mod postgres;
 mod sqlite;
 mod types;
+
+pub use payload::StoredPayload;
 
 pub use types::{ClaimedJob, InsertOutcome, JobCounts, JobRow, JobState, NewDelivery};
 
@@ -37,7 +40,7 @@ macro_rules! on_pool {
 macro_rules! insert_batch {
     ($db:ty, $conn:expr, $batch:expr, $now:expr) => {{
         let mut q = sqlx::QueryBuilder::<$db>::new(
-            "INSERT INTO deliveries (delivery_id, event, action, installation_id, repository, received_at_ms, payload) ",
+            "INSERT INTO deliveries (delivery_id, event, action, installation_id, repository, received_at_ms, payload, payload_encoding) ",
         );
         q.push_values($batch.iter(), |mut row, d| {
             row.push_bind(d.delivery_id.clone())
@@ -46,7 +49,8 @@ macro_rules! insert_batch {
                 .push_bind(d.installation_id)
                 .push_bind(d.repository.clone())
                 .push_bind(d.received_at_ms)
-                .push_bind(d.payload.to_vec());
+                .push_bind(d.payload.bytes.to_vec())
+                .push_bind(d.payload.encoding);
         });
         q.push(" ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id");
         let ids: std::collections::HashSet<String> = q
@@ -284,10 +288,12 @@ impl Store {
 
     /// The stored payload of a delivery.
     pub async fn delivery_payload(&self, delivery_id: &str) -> anyhow::Result<Option<Vec<u8>>> {
-        const SQL: &str = "SELECT payload FROM deliveries WHERE delivery_id = $1";
+        const SQL: &str = "SELECT payload, payload_encoding FROM deliveries WHERE delivery_id = $1";
         let row = on_pool!(self, pool => sqlx::query(SQL).bind(delivery_id).fetch_optional(pool).await?
-            .map(|r| r.try_get::<Vec<u8>, _>("payload")).transpose()?);
-        Ok(row)
+            .map(|r| Ok::<_, sqlx::Error>((r.try_get::<Vec<u8>, _>("payload")?, r.try_get::<String, _>("payload_encoding")?)))
+            .transpose()?);
+        row.map(|(bytes, encoding)| payload::decode(bytes, &encoding))
+            .transpose()
     }
 
     /// True when a delivery with this id is stored.

@@ -1,7 +1,8 @@
 //! Plain rows going in and out of the store.
 
-use bytes::Bytes;
 use sqlx::Row;
+
+use super::StoredPayload;
 
 /// A verified webhook delivery to store, with the serial key its job runs under.
 #[derive(Clone, Debug)]
@@ -12,7 +13,7 @@ pub struct NewDelivery {
     pub installation_id: Option<i64>,
     pub repository: Option<String>,
     pub received_at_ms: i64,
-    pub payload: Bytes,
+    pub payload: StoredPayload,
     /// Jobs with the same key never run at once (one pull request, one commit, one installation).
     pub serial_key: String,
 }
