@@ -1,5 +1,7 @@
 //! The command line: `repro-gate <subcommand>`. Every flag also reads its environment variable.
 
+mod classify;
+mod input;
 mod serve;
 
 use std::path::PathBuf;
@@ -29,6 +31,8 @@ pub enum Command {
     Serve(Box<ServeArgs>),
     /// Apply the database migrations and exit.
     Migrate(DbArgs),
+    /// Concurrency verdict for a unified diff, as JSON.
+    Classify(classify::ClassifyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -101,6 +105,18 @@ pub fn main() -> std::process::ExitCode {
     {
         tracing::warn!(error = %err, ".env could not be read; continuing without it");
     }
+    match cli.command {
+        // The offline subcommands are pure: no runtime, no database.
+        Command::Classify(args) => classify::run(args),
+        Command::Serve(args) => run_async(serve::run(*args)),
+        Command::Migrate(args) => run_async(serve::migrate(args)),
+    }
+}
+
+/// Runs a service subcommand on a multi-threaded runtime.
+fn run_async(
+    work: impl std::future::Future<Output = anyhow::Result<std::process::ExitCode>>,
+) -> std::process::ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -111,12 +127,7 @@ pub fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let result = runtime.block_on(async {
-        match cli.command {
-            Command::Serve(args) => serve::run(*args).await,
-            Command::Migrate(args) => serve::migrate(args).await,
-        }
-    });
+    let result = runtime.block_on(work);
     match result {
         Ok(code) => code,
         Err(err) => {

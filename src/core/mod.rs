@@ -1,3 +1,8 @@
 //! The pure core: judgement over plain data. No IO, no async, no clock.
 
+pub mod classify;
+pub mod config;
 pub mod delivery;
+pub mod diff;
+pub mod lang;
+pub mod rules;

@@ -1,0 +1,311 @@
+//! Is a change concurrency-touching? A pure function over a PR's files and the repository
+//! config, with the reasons (file, line, rule, text) for its answer.
+//!
+//! Only added and removed lines count, with comments and string literals blanked out by the
+//! language's lexer. An Aho-Corasick prefilter over each rule's anchors picks the few candidate
+//! lines and rules; only those run their regex.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+use regex::bytes::Regex;
+use serde::Serialize;
+
+use super::config::{PathMatcher, RepoConfig};
+use super::diff::{FileChange, LineKind, patch_lines};
+use super::lang::{self, Lang, LexState, strip_line};
+use super::rules::{PATH_WORDS, RULES};
+
+/// Why a change counts (or, for `no-patch`, what could not be read).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Reason {
+    pub file: String,
+    pub line: Option<u32>,
+    pub rule: String,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Classification {
+    pub concurrency: bool,
+    pub reasons: Vec<Reason>,
+}
+
+/// Rule name for a file matched by the config's `paths`.
+pub const RULE_CONFIG_PATHS: &str = "config.paths";
+/// Rule name for a patchless file whose path names a concurrency concept.
+pub const RULE_PATH_NAME: &str = "path.name";
+/// Informational: a patchless file that no path rule matched (does not count).
+pub const RULE_NO_PATCH: &str = "no-patch";
+
+/// Most reasons reported for one file and in all (the verdict is settled long before).
+const MAX_REASONS_PER_FILE: usize = 50;
+const MAX_REASONS: usize = 1000;
+const MAX_TEXT: usize = 200;
+
+/// The compiled rule set for one language.
+struct LangRules {
+    prefilter: AhoCorasick,
+    /// Anchor pattern id → indexes into `rules`.
+    by_anchor: Vec<Vec<usize>>,
+    rules: Vec<(&'static str, Regex)>,
+}
+
+fn engine() -> &'static HashMap<Lang, LangRules> {
+    static ENGINE: OnceLock<HashMap<Lang, LangRules>> = OnceLock::new();
+    ENGINE.get_or_init(|| {
+        let langs = [
+            Lang::Go,
+            Lang::Rust,
+            Lang::Java,
+            Lang::Kotlin,
+            Lang::C,
+            Lang::Cpp,
+            Lang::CSharp,
+            Lang::Python,
+            Lang::JavaScript,
+        ];
+        langs
+            .into_iter()
+            .map(|l| {
+                let mut anchors: Vec<&str> = Vec::new();
+                let mut by_anchor: Vec<Vec<usize>> = Vec::new();
+                let mut rules = Vec::new();
+                for rule in RULES.iter().filter(|r| r.langs.contains(&l)) {
+                    let idx = rules.len();
+                    // The rule table is a constant: a pattern that does not compile is a bug
+                    // caught by the unit tests, never input-dependent.
+                    let re = Regex::new(rule.pattern).expect("rule patterns are valid");
+                    rules.push((rule.name, re));
+                    for a in rule.anchors {
+                        match anchors.iter().position(|x| x == a) {
+                            Some(p) => by_anchor[p].push(idx),
+                            None => {
+                                anchors.push(a);
+                                by_anchor.push(vec![idx]);
+                            }
+                        }
+                    }
+                }
+                let prefilter = AhoCorasick::new(&anchors).expect("anchors are valid");
+                (
+                    l,
+                    LangRules {
+                        prefilter,
+                        by_anchor,
+                        rules,
+                    },
+                )
+            })
+            .collect()
+    })
+}
+
+/// Classifies a change under `config`.
+pub fn classify(files: &[FileChange], config: &RepoConfig) -> Classification {
+    Classifier::new(config).classify(files)
+}
+
+/// A config with its globs compiled, for classifying many changes.
+pub struct Classifier<'c> {
+    config: &'c RepoConfig,
+    ignore: PathMatcher,
+    always: PathMatcher,
+}
+
+impl<'c> Classifier<'c> {
+    pub fn new(config: &'c RepoConfig) -> Self {
+        Classifier {
+            config,
+            ignore: PathMatcher::new(&config.ignore),
+            always: PathMatcher::new(&config.paths),
+        }
+    }
+
+    pub fn classify(&self, files: &[FileChange]) -> Classification {
+        let mut reasons = Vec::new();
+        let mut concurrency = false;
+        for file in files {
+            if reasons.len() >= MAX_REASONS {
+                break;
+            }
+            let (counted, found) = classify_file(file, self.config, &self.ignore, &self.always);
+            concurrency |= counted;
+            reasons.extend(found);
+        }
+        reasons.truncate(MAX_REASONS);
+        Classification {
+            concurrency,
+            reasons,
+        }
+    }
+}
+
+/// Files that are never considered, whatever the config says.
+pub fn never_counts(path: &str) -> bool {
+    lang::is_lock_file(path)
+        || lang::is_vendored(path)
+        || lang::is_documentation(path)
+        || lang::is_generated_path(path)
+}
+
+fn classify_file(
+    file: &FileChange,
+    config: &RepoConfig,
+    ignore: &PathMatcher,
+    always: &PathMatcher,
+) -> (bool, Vec<Reason>) {
+    let path = file.path.as_str();
+    if ignore.is_match(path) || never_counts(path) {
+        return (false, Vec::new());
+    }
+    let mut reasons = Vec::new();
+    if always.is_match(path) {
+        reasons.push(Reason {
+            file: path.to_string(),
+            line: None,
+            rule: RULE_CONFIG_PATHS.into(),
+            text: "matches a `paths` glob in .github/repro-gate.yml".into(),
+        });
+    }
+    if lang::is_test_file(path) && !config.test_changes_count {
+        let counted = !reasons.is_empty();
+        return (counted, reasons);
+    }
+    let Some(language) = Lang::from_path(path) else {
+        let counted = !reasons.is_empty();
+        return (counted, reasons);
+    };
+    match file.patch.as_deref() {
+        None => {
+            if let Some(word) = concurrency_path_word(path) {
+                reasons.push(Reason {
+                    file: path.to_string(),
+                    line: None,
+                    rule: RULE_PATH_NAME.into(),
+                    text: format!(
+                        "no patch available (binary or too large); the path names `{word}`"
+                    ),
+                });
+            } else if reasons.is_empty() {
+                reasons.push(Reason {
+                    file: path.to_string(),
+                    line: None,
+                    rule: RULE_NO_PATCH.into(),
+                    text: "no patch available (binary or too large); no path rule matched".into(),
+                });
+                return (false, reasons);
+            }
+            (true, reasons)
+        }
+        Some(patch) => {
+            if lang::patch_says_generated(patch) {
+                return (false, Vec::new());
+            }
+            scan_patch(path, language, patch, &mut reasons);
+            let counted = reasons.iter().any(|r| r.rule != RULE_NO_PATCH);
+            (counted, reasons)
+        }
+    }
+}
+
+fn concurrency_path_word(path: &str) -> Option<&'static str> {
+    let lower = path.to_ascii_lowercase();
+    let stem = lower.rsplit_once('.').map(|(s, _)| s).unwrap_or(&lower);
+    stem.split(|c: char| !c.is_ascii_alphanumeric())
+        .find_map(|w| PATH_WORDS.iter().find(|p| **p == w).copied())
+}
+
+fn scan_patch(path: &str, language: Lang, patch: &str, reasons: &mut Vec<Reason>) {
+    let Some(rules) = engine().get(&language) else {
+        return;
+    };
+    let mut new_state = LexState::Code;
+    let mut old_state = LexState::Code;
+    let mut code = Vec::with_capacity(256);
+    let mut candidates: Vec<usize> = Vec::new();
+    let start = reasons.len();
+    for line in patch_lines(patch) {
+        if line.hunk_start {
+            new_state = LexState::Code;
+            old_state = LexState::Code;
+        }
+        match line.kind {
+            LineKind::Context => {
+                // Context advances both sides; one lexing serves both when they agree.
+                let before = new_state;
+                new_state = strip_line(language, line.text, new_state, &mut code);
+                old_state = if old_state == before {
+                    new_state
+                } else {
+                    strip_line(language, line.text, old_state, &mut code)
+                };
+                continue;
+            }
+            LineKind::Added => new_state = strip_line(language, line.text, new_state, &mut code),
+            LineKind::Removed => old_state = strip_line(language, line.text, old_state, &mut code),
+        }
+        // Import paths are string literals (Go `"sync/atomic"`, JS `from "worker_threads"`):
+        // on an import line the raw text is what names the package.
+        let subject: &[u8] = if is_import_line(language, &code) {
+            line.text.as_bytes()
+        } else {
+            &code
+        };
+        candidates.clear();
+        for m in rules.prefilter.find_overlapping_iter(subject) {
+            candidates.extend_from_slice(&rules.by_anchor[m.pattern().as_usize()]);
+        }
+        if candidates.is_empty() {
+            continue;
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        for &idx in &candidates {
+            let (name, re) = &rules.rules[idx];
+            if re.is_match(subject) {
+                reasons.push(Reason {
+                    file: path.to_string(),
+                    line: line.line,
+                    rule: (*name).to_string(),
+                    text: clip(line.text.trim()),
+                });
+                if reasons.len() - start >= MAX_REASONS_PER_FILE {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn is_import_line(language: Lang, code: &[u8]) -> bool {
+    static GO: OnceLock<Regex> = OnceLock::new();
+    static JS: OnceLock<Regex> = OnceLock::new();
+    let re = match language {
+        Lang::Go => GO.get_or_init(|| {
+            Regex::new(r#"^\s*(?:import\s*\(?\s*)?(?:[\w.]+\s+)?""\s*\)?\s*;?\s*$"#).expect("valid")
+        }),
+        Lang::JavaScript => JS.get_or_init(|| {
+            Regex::new(r#"\bfrom\s*""|\brequire\s*\(\s*""\s*\)|^\s*import\s*(?:\(\s*)?"""#)
+                .expect("valid")
+        }),
+        _ => return false,
+    };
+    re.is_match(code)
+}
+
+fn clip(s: &str) -> String {
+    if s.len() <= MAX_TEXT {
+        return s.to_string();
+    }
+    let mut end = MAX_TEXT;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+#[cfg(test)]
+#[path = "classify_tests.rs"]
+mod tests;
