@@ -1,5 +1,6 @@
 //! The command line: `repro-gate <subcommand>`. Every flag also reads its environment variable.
 
+mod check_body;
 mod classify;
 mod input;
 mod serve;
@@ -33,6 +34,8 @@ pub enum Command {
     Migrate(DbArgs),
     /// Concurrency verdict for a unified diff, as JSON.
     Classify(classify::ClassifyArgs),
+    /// Evidence verdict for a PR description, as JSON (exit 0 satisfied, 1 not, 2 bad input).
+    CheckBody(check_body::CheckBodyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -108,6 +111,7 @@ pub fn main() -> std::process::ExitCode {
     match cli.command {
         // The offline subcommands are pure: no runtime, no database.
         Command::Classify(args) => classify::run(args),
+        Command::CheckBody(args) => check_body::run(args),
         Command::Serve(args) => run_async(serve::run(*args)),
         Command::Migrate(args) => run_async(serve::migrate(args)),
     }

@@ -4,5 +4,6 @@ pub mod classify;
 pub mod config;
 pub mod delivery;
 pub mod diff;
+pub mod evidence;
 pub mod lang;
 pub mod rules;

@@ -1,0 +1,51 @@
+//! `repro-gate check-body --body FILE|- [--diff FILE] [--config FILE]`
+
+use std::process::ExitCode;
+
+use crate::core::diff;
+use crate::core::evidence::check_body;
+
+use super::classify::load_config;
+use super::input::{print_json, read_text};
+
+#[derive(Debug, clap::Args)]
+pub struct CheckBodyArgs {
+    /// The PR description (markdown); `-` reads stdin.
+    #[arg(long, env = "REPRO_GATE_BODY")]
+    pub body: String,
+    /// The PR's unified diff: a test named as the forcing test must be added by it.
+    #[arg(long, env = "REPRO_GATE_DIFF")]
+    pub diff: Option<String>,
+    /// A `.github/repro-gate.yml` (checked for validity).
+    #[arg(long, env = "REPRO_GATE_CONFIG")]
+    pub config: Option<String>,
+}
+
+pub fn run(args: CheckBodyArgs) -> ExitCode {
+    match run_inner(args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_inner(args: CheckBodyArgs) -> Result<bool, String> {
+    if args.body == "-" && args.diff.as_deref() == Some("-") {
+        return Err("--body and --diff cannot both read stdin".into());
+    }
+    load_config(args.config.as_deref())?;
+    let body = read_text(&args.body, "the body")?;
+    let files = match &args.diff {
+        Some(d) => {
+            let text = read_text(d, "the diff")?;
+            Some(diff::parse_unified(&text).map_err(|e| e.to_string())?)
+        }
+        None => None,
+    };
+    let verdict = check_body(&body, files.as_deref());
+    print_json(&verdict)?;
+    Ok(verdict.satisfied)
+}

@@ -1,0 +1,387 @@
+use super::*;
+use crate::core::diff::parse_unified;
+
+fn verdict(body: &str) -> EvidenceVerdict {
+    check_body(body, None)
+}
+
+fn kinds(v: &EvidenceVerdict) -> Vec<EvidenceKind> {
+    v.evidence.iter().map(|e| e.kind).collect()
+}
+
+fn codes(v: &EvidenceVerdict) -> Vec<String> {
+    v.problems.iter().map(|p| p.code.clone()).collect()
+}
+
+const GO_RACE: &str = "```
+==================
+WARNING: DATA RACE
+Write at 0x00c000138168 by goroutine 8:
+  pool.(*Pool).checkout()
+      /src/pool/pool.go:9 +0x39
+
+Previous read at 0x00c000138168 by goroutine 7:
+  pool.(*Pool).size()
+      /src/pool/pool.go:12 +0x105
+
+Goroutine 8 (running) created at:
+  pool.TestPoolCheckout()
+==================
+--- FAIL: TestPoolCheckout (0.00s)
+```";
+
+#[test]
+fn recommended_section_with_a_seed_is_evidence() {
+    let body = "Fixes the checkout race.\n\n## Reproduction\nkind: seed            # seed | interleaving | trace\ntest: services/pool/integration::TestPoolCheckoutUnderLoad\nseed: 7311            # controls: goroutine scheduling\nbase: fails 100/100\nbranch: passes 100/100\n";
+    let v = verdict(body);
+    assert!(v.satisfied, "{v:?}");
+    assert!(v.problems.is_empty(), "{v:?}");
+    assert_eq!(v.evidence[0].kind, EvidenceKind::Seed);
+    assert_eq!(
+        v.evidence[0].test.as_deref(),
+        Some("services/pool/integration::TestPoolCheckoutUnderLoad")
+    );
+    assert!(v.evidence[0].detail.contains("7311"));
+}
+
+#[test]
+fn the_section_as_a_table_counts_too() {
+    let body = "## Reproduction\n\n| field | value |\n|---|---|\n| kind | seed |\n| test | `pool::tests::checkout_race` |\n| seed | 0x5eed |\n";
+    let v = verdict(body);
+    assert!(v.satisfied, "{v:?}");
+    assert_eq!(
+        v.evidence[0].test.as_deref(),
+        Some("pool::tests::checkout_race")
+    );
+}
+
+#[test]
+fn free_form_seeds_with_their_test_are_evidence() {
+    let bodies = [
+        "Reproduces with `go test -run '^TestPoolCheckout$' -seed 42 ./pool/`",
+        "Run `cargo test pool::tests::checkout -- --seed 7311` to see it fail.",
+        "`MADSIM_TEST_SEED=12345 cargo test sched::tests::race_on_close`",
+        "QUICKCHECK_SEED=998877 cargo test prop_queue_linearizable",
+        "Failing with seed: 0xdeadbeef in TestSchedulerFairness.",
+        "proptest found it in test_queue_order:\n```\ncc 4f2a9c3c1d7e5b6a8f9e0d1c2b3a4958 # shrinks to ops = [Push(1), Pop]\n```",
+        "In tests/test_pool.py::test_checkout:\n```\n@reproduce_failure('6.131.23', b'ACh/+AAAAAAAAA==')\n```",
+        "test_pool.py::test_checkout fails with `@seed(31337)` every time.",
+        "shuttle: `shuttle::replay(|| pool_race_test(), \"910102ccdedf9592aba2afd70104\")` in pool_race_test",
+    ];
+    for body in bodies {
+        let v = verdict(body);
+        assert!(
+            v.evidence
+                .iter()
+                .any(|e| e.kind == EvidenceKind::Seed && e.test.is_some()),
+            "{body}\n{v:?}"
+        );
+    }
+}
+
+#[test]
+fn a_seed_without_a_test_is_a_problem() {
+    let v = verdict("I used seed: 7311 and the race shows up.");
+    assert!(!v.satisfied);
+    assert!(codes(&v).contains(&"no-test-named".to_string()), "{v:?}");
+}
+
+#[test]
+fn a_shuffle_seed_alone_explains_itself() {
+    let v = verdict("Reproduced with `go test -run TestPool -shuffle=1699999 ./pool`");
+    assert!(!v.satisfied);
+    let p = v
+        .problems
+        .iter()
+        .find(|p| p.code == "shuffle-seed-only")
+        .expect("shuffle problem");
+    assert!(p.message.contains("ORDER"), "{}", p.message);
+    assert!(p.message.contains("goroutine scheduling"));
+    // Beside a real scheduling seed it is fine.
+    let v = verdict("`go test -run TestPool -test.shuffle 123 ./pool` with SCHED_SEED=77");
+    assert!(v.satisfied, "{v:?}");
+    assert!(!codes(&v).contains(&"shuffle-seed-only".to_string()));
+}
+
+#[test]
+fn repetition_settings_are_not_seeds() {
+    for body in [
+        "Ran `go test -run TestPool -count=1000 ./pool` and it passes.",
+        "GOMAXPROCS=1 go test -run TestPool ./pool",
+    ] {
+        let v = verdict(body);
+        assert!(!v.satisfied, "{body}: {v:?}");
+        assert!(
+            codes(&v).contains(&"repetition-not-reproduction".into()),
+            "{body}: {v:?}"
+        );
+    }
+}
+
+#[test]
+fn complete_race_reports_are_trace_evidence() {
+    let v = verdict(&format!("Race report from CI:\n\n{GO_RACE}"));
+    assert_eq!(kinds(&v), [EvidenceKind::Trace]);
+    assert!(v.evidence[0].detail.contains("goroutine 8"));
+    assert_eq!(v.evidence[0].test.as_deref(), Some("TestPoolCheckout"));
+}
+
+#[test]
+fn old_go_race_format_and_unrestorable_previous_stack_count() {
+    let body = "```\nWARNING: DATA RACE\nRead by goroutine 5:\n  main.f()\n\nPrevious write by goroutine 4:\n  [failed to restore the stack]\n```";
+    assert!(verdict(body).satisfied);
+}
+
+#[test]
+fn a_report_with_one_access_is_a_problem() {
+    let body =
+        "```\nWARNING: DATA RACE\nWrite at 0x00c000138168 by goroutine 8:\n  pool.checkout()\n```";
+    let v = verdict(body);
+    assert!(!v.satisfied);
+    assert!(codes(&v).contains(&"trace-incomplete".into()));
+}
+
+#[test]
+fn tsan_helgrind_drd_and_miri_reports_count() {
+    let tsan = "```\nWARNING: ThreadSanitizer: data race (pid=9337)\n  Write of size 4 at 0x7fe3c3075190 by thread T1:\n    #0 foo1() a.cc:9\n\n  Previous read of size 4 at 0x7fe3c3075190 by main thread:\n    #0 foo2() a.cc:20\n```";
+    let helgrind = "```\n==1== Possible data race during read of size 4 at 0x601038 by thread #1\n==1== This conflicts with a previous write of size 4 by thread #2\n```";
+    let drd = "```\n==2== Conflicting store by thread 3 at 0x0601068 size 4\n```";
+    let miri = "```\nerror: Undefined Behavior: Data race detected between (1) non-atomic write on thread `unnamed-1` and (2) non-atomic read on thread `main` at alloc1\n```";
+    for body in [tsan, helgrind, drd, miri] {
+        let v = verdict(body);
+        assert_eq!(kinds(&v), [EvidenceKind::Trace], "{body}");
+    }
+}
+
+#[test]
+fn trace_artifacts_count_but_ci_run_links_do_not() {
+    for body in [
+        "Trace: https://example.com/files/trace.out",
+        "Perfetto capture attached: checkout.pftrace",
+        "Artifact: https://github.com/acme/pool/actions/runs/123/artifacts/456",
+        "rr pack at https://files.example.com/pool-rr.tar.gz",
+    ] {
+        assert!(verdict(body).satisfied, "{body}");
+    }
+    let v = verdict("See the red run: https://github.com/acme/pool/actions/runs/123/job/456");
+    assert!(!v.satisfied);
+    assert!(codes(&v).contains(&"ci-link-not-evidence".into()));
+}
+
+#[test]
+fn interleaving_needs_a_test_in_the_diff() {
+    let body = "TestCheckoutRace forces the bad interleaving with a barrier and fails 100/100 before this change.";
+    let diff_with = parse_unified("diff --git a/pool_test.go b/pool_test.go\n--- a/pool_test.go\n+++ b/pool_test.go\n@@ -1,1 +1,3 @@\n package pool\n+func TestCheckoutRace(t *testing.T) {\n+\tready := make(chan struct{})\n").unwrap();
+    let v = check_body(body, Some(&diff_with));
+    assert_eq!(kinds(&v), [EvidenceKind::Interleaving], "{v:?}");
+    assert_eq!(v.evidence[0].test.as_deref(), Some("TestCheckoutRace"));
+
+    let diff_without = parse_unified("diff --git a/pool.go b/pool.go\n--- a/pool.go\n+++ b/pool.go\n@@ -1,1 +1,2 @@\n package pool\n+var x = 1\n").unwrap();
+    let v = check_body(body, Some(&diff_without));
+    assert!(!v.satisfied);
+    assert!(codes(&v).contains(&"test-not-in-diff".into()), "{v:?}");
+    // Without a diff the named test and its claim are taken at their word.
+    assert!(check_body(body, None).satisfied);
+}
+
+#[test]
+fn loom_and_synctest_in_the_diff_are_recognised() {
+    let body = "## Reproduction\nkind: interleaving\ntest: pool::tests::loom_checkout\nbase: fails 100/100\n";
+    let diff = parse_unified("diff --git a/src/pool.rs b/src/pool.rs\n--- a/src/pool.rs\n+++ b/src/pool.rs\n@@ -1,1 +1,4 @@\n mod x;\n+#[test]\n+fn loom_checkout() {\n+    loom::model(|| {\n").unwrap();
+    let v = check_body(body, Some(&diff));
+    assert_eq!(kinds(&v), [EvidenceKind::Interleaving], "{v:?}");
+    assert!(v.evidence[0].detail.contains("interleaving") || v.evidence[0].detail.contains("loom"));
+}
+
+#[test]
+fn an_interleaving_claim_without_determinism_is_a_problem() {
+    let v = verdict("## Reproduction\nkind: interleaving\ntest: TestCheckoutRace\n");
+    assert!(!v.satisfied, "{v:?}");
+    assert!(codes(&v).contains(&"not-deterministic".into()), "{v:?}");
+    // A rate is not determinism.
+    let v = verdict("TestCheckoutRace uses a barrier and fails 3/20 on main.");
+    assert!(!v.satisfied, "{v:?}");
+}
+
+#[test]
+fn never_evidence_phrases_are_refused() {
+    let cases = [
+        (
+            "Reran the job and it is green now.",
+            "rerun-is-not-evidence",
+        ),
+        (
+            "It works now, passes after a rerun.",
+            "rerun-is-not-evidence",
+        ),
+        (
+            "I could not reproduce this locally, but the lock fixes it.",
+            "no-reproduction",
+        ),
+        (
+            "The race detector was clean after the change.",
+            "clean-race-detector",
+        ),
+        (
+            "```\ngoroutine 41 [semacquire]:\nsync.runtime_Semacquire()\n```",
+            "hang-dump-not-trace",
+        ),
+        (
+            "```\npanic: test timed out after 10m0s\n```",
+            "hang-dump-not-trace",
+        ),
+        (
+            "```\nException in thread \"main\" java.lang.IllegalStateException\n\tat com.acme.Pool.get(Pool.java:42)\n```",
+            "single-stack-not-trace",
+        ),
+    ];
+    for (body, code) in cases {
+        let v = verdict(body);
+        assert!(!v.satisfied, "{body}");
+        assert!(codes(&v).contains(&code.to_string()), "{body}: {v:?}");
+    }
+}
+
+#[test]
+fn html_comments_and_placeholders_never_count() {
+    let body =
+        "<!--\n## Reproduction\nkind: seed\ntest: pkg::TestPool\nseed: 7311\n-->\nNothing here.";
+    assert!(!verdict(body).satisfied);
+    let template = "## Reproduction\nkind: <seed | interleaving | trace>\ntest: <paste here>\nseed: <paste here>\n";
+    let v = verdict(template);
+    assert!(!v.satisfied, "{v:?}");
+    assert!(codes(&v).contains(&"template-unfilled".into()), "{v:?}");
+    let v = verdict("## Reproduction\nkind: seed\ntest: TODO\nseed: TODO\n");
+    assert!(!v.satisfied, "{v:?}");
+}
+
+#[test]
+fn fluent_reasoning_is_not_evidence() {
+    let v = verdict(
+        "The pool's checkout reads `size` without the lock while `refill` writes it, so two goroutines can interleave and double-allocate. Adding the mutex fixes it; I'm confident this is the race.",
+    );
+    assert!(!v.satisfied);
+    assert_eq!(codes(&v), ["no-evidence"]);
+    assert!(v.problems[0].message.contains("## Reproduction"));
+}
+
+#[test]
+fn an_empty_body_is_not_satisfied() {
+    let v = verdict("");
+    assert!(!v.satisfied);
+    assert_eq!(codes(&v), ["no-evidence"]);
+}
+
+proptest::proptest! {
+    #[test]
+    fn no_body_makes_the_parser_panic(body in "(?s).{0,600}") {
+        let _ = check_body(&body, None);
+    }
+
+    #[test]
+    fn markdown_shaped_bodies_never_panic(parts in proptest::collection::vec(proptest::sample::select(vec![
+        "```", "~~~", "<!--", "-->", "<details>", "</details>", "> ", "| a | b |", "|---|---|",
+        "## Reproduction", "seed: 1", "test: T", "WARNING: DATA RACE", "Previous write by goroutine 1:",
+        "cc 0123456789abcdef0123", "\n", "\n\n", "    indented", "*", "`", "<", ">",
+    ]), 0..60)) {
+        let body: String = parts.concat();
+        let _ = check_body(&body, None);
+    }
+}
+
+#[test]
+fn a_one_megabyte_hostile_body_is_handled() {
+    // Repeated near-misses for every detector: the work stays linear in the input.
+    let unit = "WARNING: DATA RACE\nseed: \n<!-- x\n```\n| a | b |\nTestX fails every time \n";
+    let body = unit.repeat(1_000_000 / unit.len());
+    let v = check_body(&body, None);
+    assert!(!v.satisfied);
+}
+
+#[test]
+fn real_tool_outputs_from_the_shared_fixtures() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
+    if !root.is_dir() {
+        eprintln!("skipped: ../shared/fixtures is absent");
+        return;
+    }
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).expect("fixture readable");
+    let fence = |s: &str| format!("```\n{s}\n```\n");
+    // Race reports: trace evidence.
+    for f in [
+        "test-output/go-race/go-junit-report-race-go-test-v.txt",
+        "test-output/go-race/decred-dcrwallet-711-race-in-testing-pkg-travis-go1.8.txt",
+        "test-output/tsan/fuzzmanager-simple-data-race-cpp.txt",
+        "test-output/tsan/fuzzmanager-firefox-data-race-2.txt",
+        "test-output/tsan/fuzzmanager-lock-order-inversion-deadlock.txt",
+    ] {
+        let v = check_body(&fence(&read(f)), None);
+        assert!(
+            v.evidence.iter().any(|e| e.kind == EvidenceKind::Trace),
+            "{f}: {v:?}"
+        );
+    }
+    // Not races: thread leaks, SEGVs.
+    for f in [
+        "test-output/tsan/fuzzmanager-thread-leak.txt",
+        "test-output/tsan/fuzzmanager-tsan-segv.txt",
+    ] {
+        let v = check_body(&fence(&read(f)), None);
+        assert!(!v.satisfied, "{f}: {v:?}");
+    }
+    // Seeds with their tests.
+    let hypothesis = read(
+        "repro-artifacts/hypothesis/docs-replaying-failures-print_blob-reproduce_failure-6.131.23.txt",
+    );
+    let v = check_body(
+        &format!("In tests/test_floats.py::test_nan:\n{}", fence(&hypothesis)),
+        None,
+    );
+    assert!(
+        v.evidence.iter().any(|e| e.kind == EvidenceKind::Seed),
+        "{v:?}"
+    );
+    let shuttle = read("repro-artifacts/shuttle/shuttle-lib-docs-failing-schedule-message.txt");
+    let v = check_body(
+        &format!("Test `pool::tests::shuttle_checkout`:\n{}", fence(&shuttle)),
+        None,
+    );
+    assert!(
+        v.evidence.iter().any(|e| e.kind == EvidenceKind::Seed),
+        "{v:?}"
+    );
+    let cc =
+        read("repro-artifacts/proptest/proptest-regressions-state-machine-strategy-cc-seeds.txt");
+    let v = check_body(
+        &format!(
+            "Regression for strategy::test::state_machine:\n{}",
+            fence(&cc)
+        ),
+        None,
+    );
+    assert!(
+        v.evidence.iter().any(|e| e.kind == EvidenceKind::Seed),
+        "{v:?}"
+    );
+    // A shuffle seed alone is not one.
+    let shuffle = read("repro-artifacts/go-shuffle/gotestsum-standard-verbose-shuffle-seed.txt");
+    let v = check_body(&fence(&shuffle), None);
+    assert!(
+        !v.evidence.iter().any(|e| e.kind == EvidenceKind::Seed),
+        "{v:?}"
+    );
+    assert!(codes(&v).contains(&"shuffle-seed-only".into()), "{v:?}");
+    // Hang dumps are not traces.
+    for f in std::fs::read_dir(root.join("test-output/go-timeout"))
+        .expect("dir")
+        .flatten()
+    {
+        let text = std::fs::read_to_string(f.path()).expect("fixture");
+        let v = check_body(&fence(&text), None);
+        assert!(
+            !v.evidence.iter().any(|e| e.kind == EvidenceKind::Trace),
+            "{:?}: {v:?}",
+            f.path()
+        );
+    }
+}
