@@ -2,6 +2,7 @@
 
 mod check_body;
 mod classify;
+mod failures;
 mod input;
 mod serve;
 
@@ -36,6 +37,10 @@ pub enum Command {
     Classify(classify::ClassifyArgs),
     /// Evidence verdict for a PR description, as JSON (exit 0 satisfied, 1 not, 2 bad input).
     CheckBody(check_body::CheckBodyArgs),
+    /// Failing tests found in a CI log or report, as JSON, with tiers from a reliability file.
+    Failures(failures::FailuresArgs),
+    /// Validate a test-reliability file and print a summary (exit 0 valid, 1 invalid).
+    Reliability(failures::ReliabilityArgs),
 }
 
 #[derive(Debug, Args)]
@@ -112,6 +117,8 @@ pub fn main() -> std::process::ExitCode {
         // The offline subcommands are pure: no runtime, no database.
         Command::Classify(args) => classify::run(args),
         Command::CheckBody(args) => check_body::run(args),
+        Command::Failures(args) => failures::run_failures(args),
+        Command::Reliability(args) => failures::run_reliability(args),
         Command::Serve(args) => run_async(serve::run(*args)),
         Command::Migrate(args) => run_async(serve::migrate(args)),
     }

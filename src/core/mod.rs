@@ -5,5 +5,7 @@ pub mod config;
 pub mod delivery;
 pub mod diff;
 pub mod evidence;
+pub mod failures;
 pub mod lang;
+pub mod reliability;
 pub mod rules;

@@ -1,0 +1,134 @@
+//! jest: human output (`FAIL file`, `✕ name`, `● Suite › name`) and `jest --json`.
+
+use std::io::BufRead;
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::Deserialize;
+
+use super::{Collector, LineParser, Report};
+
+fn file_line() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| Regex::new(r"^\s*(FAIL|PASS)\s+(\S+\.[cm]?[jt]sx?)\b").expect("valid"))
+}
+
+fn cross() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"^\s*[✕×]\s+(.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$").expect("valid")
+    })
+}
+
+fn bullet() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| Regex::new(r"^\s*●\s+(.+›.+|[^›]+?)\s*$").expect("valid"))
+}
+
+#[derive(Default)]
+pub struct Text {
+    c: Collector,
+    file: Option<String>,
+    seen: bool,
+}
+
+impl LineParser for Text {
+    fn line(&mut self, line: &str) {
+        if let Some(m) = file_line().captures(line) {
+            self.seen = true;
+            self.file = (&m[1] == "FAIL").then(|| m[2].to_string());
+            return;
+        }
+        let Some(file) = self.file.clone() else {
+            return;
+        };
+        if let Some(m) = cross().captures(line) {
+            self.c.fail(Some(&file), &m[1]);
+        } else if let Some(m) = bullet().captures(line) {
+            let name = m[1].trim();
+            if name == "Test suite failed to run" {
+                // The whole file failed before any test ran.
+                self.c.fail(None, &file);
+            } else {
+                // `● Suite › test` names the test by its full path; keep it as one name.
+                let flat = name.replace(" › ", " ");
+                let short = name.rsplit(" › ").next().unwrap_or(name);
+                // Prefer the ✕ line's title when both appear.
+                if !self
+                    .c
+                    .tests
+                    .iter()
+                    .any(|(t, _)| t.name == short || t.name == flat)
+                {
+                    self.c.fail(Some(&file), &flat);
+                }
+            }
+        }
+    }
+
+    fn recognised(&self) -> bool {
+        self.seen
+    }
+
+    fn finish(self: Box<Self>) -> Collector {
+        self.c
+    }
+}
+
+#[derive(Deserialize)]
+struct JsonReport {
+    #[serde(rename = "testResults", default)]
+    test_results: Vec<Suite>,
+}
+
+#[derive(Deserialize)]
+struct Suite {
+    #[serde(default, alias = "testFilePath")]
+    name: Option<String>,
+    #[serde(rename = "assertionResults", alias = "testResults", default)]
+    assertion_results: Vec<Assertion>,
+    #[serde(default)]
+    status: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Assertion {
+    #[serde(rename = "fullName", default)]
+    full_name: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    invocations: Option<u32>,
+}
+
+/// `jest --json`: one document.
+pub fn parse_json<R: BufRead>(reader: R) -> std::io::Result<Report> {
+    let report: JsonReport = serde_json::from_reader(reader)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+    let mut c = Collector::default();
+    for suite in report.test_results {
+        let file = suite.name.as_deref();
+        let mut any = false;
+        for a in suite.assertion_results {
+            let Some(name) = a.full_name.or(a.title) else {
+                continue;
+            };
+            any = true;
+            match a.status.as_deref() {
+                Some("failed") => c.fail(file, &name),
+                Some("passed") if a.invocations.unwrap_or(1) > 1 => c.flaky(file, &name),
+                _ => {}
+            }
+        }
+        // A suite that failed to run has no assertions: the file itself failed.
+        if !any
+            && suite.status.as_deref() == Some("failed")
+            && let Some(f) = file
+        {
+            c.fail(None, f);
+        }
+    }
+    Ok(c.finish())
+}

@@ -1,0 +1,321 @@
+//! `.ci/test-reliability.yaml`: tiers, pass rates and owners of tests, and how a failing test
+//! finds its entry. Hostile input (alias bombs, huge files, deep nesting) gets a clear error
+//! with bounded work.
+
+use serde::{Deserialize, Serialize};
+
+use super::config::TIERS;
+
+/// Largest reliability file read.
+pub const MAX_BYTES: usize = 5 * 1024 * 1024;
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Policy {
+    pub window_runs: u32,
+    pub flake_budget: f64,
+    pub promote_after_window: bool,
+    pub default_tier: String,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            window_runs: 200,
+            flake_budget: 0.02,
+            promote_after_window: true,
+            default_tier: "probation".into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct TestEntry {
+    pub id: String,
+    pub tier: String,
+    #[serde(default)]
+    pub runs: Option<u64>,
+    #[serde(default)]
+    pub failures: Option<u64>,
+    #[serde(default)]
+    pub pass_rate: Option<f64>,
+    #[serde(default)]
+    pub first_flaky: Option<String>,
+    #[serde(default)]
+    pub owner: Option<String>,
+    #[serde(default)]
+    pub ticket: Option<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+pub struct ReliabilityFile {
+    #[serde(default)]
+    pub policy: Policy,
+    #[serde(default)]
+    pub tests: Vec<TestEntry>,
+}
+
+/// Why a reliability file cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{}", match (.line, .column) { (Some(l), Some(c)) => format!("line {l}, column {c}: {message}"), (Some(l), None) => format!("line {l}: {message}"), _ => message.clone() })]
+pub struct ReliabilityError {
+    pub message: String,
+    pub line: Option<u64>,
+    pub column: Option<u64>,
+}
+
+fn err(message: impl Into<String>) -> ReliabilityError {
+    ReliabilityError {
+        message: message.into(),
+        line: None,
+        column: None,
+    }
+}
+
+/// Parses and validates a reliability file.
+pub fn parse(text: &str) -> Result<ReliabilityFile, ReliabilityError> {
+    if text.len() > MAX_BYTES {
+        return Err(err(format!(
+            "the file is {} bytes; the limit is {MAX_BYTES}",
+            text.len()
+        )));
+    }
+    let mut budget = serde_saphyr::budget::Budget::default();
+    budget.max_depth = 16;
+    budget.max_nodes = 2_000_000;
+    budget.max_aliases = 1_000;
+    budget.max_anchors = 1_000;
+    let mut options = serde_saphyr::options::Options::default();
+    options.budget = Some(budget);
+    let file: ReliabilityFile = if text.trim().is_empty() {
+        ReliabilityFile::default()
+    } else {
+        serde_saphyr::from_str_with_options(text, options).map_err(|e| {
+            let loc = e.location();
+            ReliabilityError {
+                message: e
+                    .to_string()
+                    .lines()
+                    .next()
+                    .unwrap_or("invalid YAML")
+                    .to_string(),
+                line: loc.map(|l| l.line()),
+                column: loc.map(|l| l.column()),
+            }
+        })?
+    };
+    validate(&file)?;
+    Ok(file)
+}
+
+fn validate(file: &ReliabilityFile) -> Result<(), ReliabilityError> {
+    let p = &file.policy;
+    if !TIERS.contains(&p.default_tier.as_str()) {
+        return Err(err(format!(
+            "policy.default_tier: unknown tier {:?} (expected one of {})",
+            p.default_tier,
+            TIERS.join(", ")
+        )));
+    }
+    if !(0.0..=1.0).contains(&p.flake_budget) {
+        return Err(err("policy.flake_budget must be between 0 and 1"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, t) in file.tests.iter().enumerate() {
+        let at = format!("tests[{i}] ({})", t.id);
+        if t.id.trim().is_empty() {
+            return Err(err(format!("tests[{i}]: id is empty")));
+        }
+        if !TIERS.contains(&t.tier.as_str()) {
+            return Err(err(format!(
+                "{at}: unknown tier {:?} (expected one of {})",
+                t.tier,
+                TIERS.join(", ")
+            )));
+        }
+        if let Some(r) = t.pass_rate
+            && !(0.0..=1.0).contains(&r)
+        {
+            return Err(err(format!("{at}: pass_rate {r} is not between 0 and 1")));
+        }
+        if let (Some(runs), Some(f)) = (t.runs, t.failures)
+            && f > runs
+        {
+            return Err(err(format!("{at}: failures ({f}) exceed runs ({runs})")));
+        }
+        if !seen.insert(t.id.as_str()) {
+            return Err(err(format!("{at}: listed twice")));
+        }
+    }
+    Ok(())
+}
+
+/// `pkg/path::Name` → (`pkg/path`, `Name`); an id without `::` is a bare name.
+pub fn split_id(id: &str) -> (Option<&str>, &str) {
+    match id.split_once("::") {
+        Some((pkg, name)) => (Some(pkg), name),
+        None => (None, id),
+    }
+}
+
+/// True when `suffix` is `path` or ends it on a `/`, `.` or `::` boundary.
+fn path_suffix(path: &str, suffix: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    let suffix = suffix.trim_end_matches('/');
+    if path == suffix {
+        return true;
+    }
+    path.strip_suffix(suffix)
+        .is_some_and(|rest| rest.ends_with('/') || rest.ends_with('.') || rest.ends_with("::"))
+}
+
+impl ReliabilityFile {
+    /// The entry of a failing test: names equal and the entry's package a path-suffix of the
+    /// failing test's package; a subtest (`TestX/case`) falls back to its parent.
+    pub fn find(&self, package: Option<&str>, name: &str) -> Option<&TestEntry> {
+        self.find_exact(package, name).or_else(|| {
+            let mut parent = name;
+            while let Some((p, _)) = parent.rsplit_once('/') {
+                if let Some(e) = self.find_exact(package, p) {
+                    return Some(e);
+                }
+                parent = p;
+            }
+            None
+        })
+    }
+
+    fn find_exact(&self, package: Option<&str>, name: &str) -> Option<&TestEntry> {
+        self.tests.iter().find(|t| {
+            let (id_pkg, id_name) = split_id(&t.id);
+            match (id_pkg, package) {
+                (Some(ip), Some(fp)) => {
+                    (id_name == name && path_suffix(fp, ip))
+                        // Rust and pytest ids: `crate::module::test` against package `crate`
+                        // and name `module::test`, or the whole id as the name.
+                        || format!("{fp}::{name}") == t.id
+                }
+                (None, _) => id_name == name,
+                (Some(_), None) => id_name == name || t.id == name,
+            }
+        })
+    }
+
+    /// The tier of a failing test: its entry's, else the policy's default.
+    pub fn tier_of(&self, package: Option<&str>, name: &str) -> String {
+        self.find(package, name)
+            .map(|e| e.tier.clone())
+            .unwrap_or_else(|| self.policy.default_tier.clone())
+    }
+}
+
+/// A summary for `repro-gate reliability`.
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    pub valid: bool,
+    pub tests: usize,
+    pub tiers: std::collections::BTreeMap<String, usize>,
+    pub over_budget: Vec<String>,
+    pub policy: Policy,
+}
+
+pub fn summarize(file: &ReliabilityFile) -> Summary {
+    let mut tiers = std::collections::BTreeMap::new();
+    for t in TIERS {
+        tiers.insert((*t).to_string(), 0);
+    }
+    let mut over_budget = Vec::new();
+    for t in &file.tests {
+        *tiers.entry(t.tier.clone()).or_insert(0) += 1;
+        let rate = match (t.runs, t.failures) {
+            (Some(r), Some(f)) if r > 0 => Some(f as f64 / r as f64),
+            _ => t.pass_rate.map(|p| 1.0 - p),
+        };
+        if rate.is_some_and(|r| r > file.policy.flake_budget) && t.tier == "trusted" {
+            over_budget.push(t.id.clone());
+        }
+    }
+    Summary {
+        valid: true,
+        tests: file.tests.len(),
+        tiers,
+        over_budget,
+        policy: file.policy.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = "policy:\n  window_runs: 200\n  flake_budget: 0.02\n  promote_after_window: true\n  default_tier: probation\ntests:\n  - id: services/pool/integration::TestPoolCheckoutUnderLoad\n    tier: quarantined\n    runs: 200\n    failures: 29\n    pass_rate: 0.855\n    first_flaky: 2026-05-14\n    owner: platform\n    ticket: PLAT-1182\n    note: Checkout deadline too tight.\n    extra_field: ignored\n  - id: services/pool/unit::TestAcquireReleaseOrdering\n    tier: trusted\n";
+
+    #[test]
+    fn the_example_parses_and_unknown_fields_are_ignored() {
+        let f = parse(EXAMPLE).unwrap();
+        assert_eq!(f.tests.len(), 2);
+        assert_eq!(f.tests[0].owner.as_deref(), Some("platform"));
+        assert_eq!(f.tests[0].first_flaky.as_deref(), Some("2026-05-14"));
+    }
+
+    #[test]
+    fn a_missing_policy_takes_the_defaults() {
+        let f = parse("tests:\n  - id: a::TestB\n    tier: trusted\n").unwrap();
+        assert_eq!(f.policy, Policy::default());
+    }
+
+    #[test]
+    fn wrong_types_and_tiers_are_errors() {
+        assert!(parse("tests:\n  - id: a::B\n    tier: trusted\n    runs: many\n").is_err());
+        assert!(parse("tests:\n  - id: a::B\n    tier: flaky\n").is_err());
+        assert!(
+            parse("tests:\n  - id: a::B\n    tier: trusted\n    runs: 2\n    failures: 3\n")
+                .is_err()
+        );
+        assert!(parse("tests: 3\n").is_err());
+    }
+
+    #[test]
+    fn suffix_matching_and_subtests() {
+        let f = parse(EXAMPLE).unwrap();
+        let e = f.find(
+            Some("example.com/acme/services/pool/integration"),
+            "TestPoolCheckoutUnderLoad",
+        );
+        assert_eq!(e.map(|e| e.tier.as_str()), Some("quarantined"));
+        let e = f.find(
+            Some("example.com/acme/services/pool/integration"),
+            "TestPoolCheckoutUnderLoad/case_1",
+        );
+        assert_eq!(e.map(|e| e.tier.as_str()), Some("quarantined"));
+        // `xservices/pool/integration` is not a path suffix match.
+        assert!(
+            f.find(
+                Some("example.com/xservices/pool/integration"),
+                "TestPoolCheckoutUnderLoad"
+            )
+            .is_none()
+        );
+        assert!(
+            f.find(
+                Some("example.com/acme/services/pool/integration"),
+                "TestOther"
+            )
+            .is_none()
+        );
+        assert_eq!(f.tier_of(Some("x"), "TestOther"), "probation");
+    }
+
+    #[test]
+    fn hostile_yaml_is_refused() {
+        let bomb = "a: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\ni: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\ntests: []\n";
+        assert!(parse(bomb).is_err());
+        let deep = format!("tests: {}{}", "[".repeat(10_000), "]".repeat(10_000));
+        assert!(parse(&deep).is_err());
+        let huge = format!("tests: []\n#{}", "x".repeat(MAX_BYTES));
+        let e = parse(&huge).unwrap_err();
+        assert!(e.message.contains("limit"), "{e}");
+    }
+}
