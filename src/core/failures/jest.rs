@@ -89,6 +89,10 @@ struct Suite {
     assertion_results: Vec<Assertion>,
     #[serde(default)]
     status: Option<String>,
+    #[serde(rename = "testExecError", default)]
+    exec_error: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "failureMessage", default)]
+    failure_message: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -123,8 +127,14 @@ pub fn parse_json<R: BufRead>(reader: R) -> std::io::Result<Report> {
             }
         }
         // A suite that failed to run has no assertions: the file itself failed.
+        let suite_failed = suite.status.as_deref() == Some("failed")
+            || suite.exec_error.is_some()
+            || suite
+                .failure_message
+                .as_deref()
+                .is_some_and(|m| m.contains("Test suite failed to run"));
         if !any
-            && suite.status.as_deref() == Some("failed")
+            && suite_failed
             && let Some(f) = file
         {
             c.fail(None, f);

@@ -293,3 +293,6 @@ pub fn parse_str(text: &str, format: Format) -> Report {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod fixture_tests;
