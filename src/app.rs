@@ -9,7 +9,8 @@ use tokio::sync::{Notify, broadcast};
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::{Clock, SystemClock};
-use crate::handlers::{JobHandler, LogOnly};
+use crate::github::{AppKey, ClientConfig, GitHub};
+use crate::handlers::{Dispatcher, JobHandler, LogOnly, Services};
 use crate::queue::{Enqueuer, QueueEvent, WorkerPool, spawn_workers};
 use crate::server::{AppState, router};
 use crate::settings::Settings;
@@ -91,7 +92,20 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
     let (events, _) = broadcast::channel(1024);
     let shutdown = CancellationToken::new();
 
-    let handler: Arc<dyn JobHandler> = deps.handler.unwrap_or_else(|| Arc::new(LogOnly));
+    let handler: Arc<dyn JobHandler> = match (deps.handler, &settings.credentials) {
+        (Some(h), _) => h,
+        (None, Some(creds)) => {
+            let key = AppKey::from_pem(creds.app_id, &creds.private_key, "GITHUB_APP_PRIVATE_KEY")?;
+            let mut config = ClientConfig::new(settings.github_api_url.clone());
+            config.dry_run = settings.dry_run;
+            let github = GitHub::new(config, key);
+            Arc::new(Dispatcher {
+                services: Services::new(github, store.clone(), deps.clock.clone()),
+            })
+        }
+        // Setup mode: nothing can be done on GitHub yet; jobs are logged.
+        (None, None) => Arc::new(LogOnly),
+    };
     let workers = spawn_workers(
         WorkerPool {
             store: store.clone(),

@@ -1,6 +1,8 @@
 //! The pure core: judgement over plain data. No IO, no async, no clock.
 
 pub mod classify;
+pub mod commands;
+pub mod comment;
 pub mod config;
 pub mod delivery;
 pub mod diff;
@@ -8,4 +10,6 @@ pub mod evidence;
 pub mod failures;
 pub mod lang;
 pub mod reliability;
+pub mod render;
 pub mod rules;
+pub mod verdict;

@@ -6,12 +6,24 @@
 //! [`on_pool!`], which expands them for each pool type. Times are Unix milliseconds from the
 //! caller's [`crate::clock::Clock`], so both backends behave the same and tests can move time.
 
+/// Runs the same expression against whichever pool the store holds.
+macro_rules! on_pool {
+    ($store:expr, $pool:ident => $body:expr) => {
+        match $store {
+            Store::Sqlite($pool) => $body,
+            Store::Postgres($pool) => $body,
+        }
+    };
+}
+
 mod payload;
 mod postgres;
+mod records;
 mod sqlite;
 mod types;
 
 pub use payload::StoredPayload;
+pub use records::{AuditRow, WaiverRow, ms_to_rfc3339};
 
 pub use types::{ClaimedJob, InsertOutcome, JobCounts, JobRow, JobState, NewDelivery};
 
@@ -23,16 +35,6 @@ use sqlx::{PgPool, Row as _, SqlitePool};
 pub enum Store {
     Sqlite(SqlitePool),
     Postgres(PgPool),
-}
-
-/// Runs the same expression against whichever pool the store holds.
-macro_rules! on_pool {
-    ($store:expr, $pool:ident => $body:expr) => {
-        match $store {
-            Store::Sqlite($pool) => $body,
-            Store::Postgres($pool) => $body,
-        }
-    };
 }
 
 /// Inserts the batch's deliveries (skipping ids already stored) and one job per delivery

@@ -127,6 +127,12 @@ impl Spawn {
         self
     }
 
+    /// Talk to a fake GitHub.
+    pub fn github(mut self, fake: &crate::fake_github::FakeGitHub) -> Self {
+        self.settings.github_api_url = fake.url();
+        self
+    }
+
     pub fn setup_mode(mut self) -> Self {
         self.settings.credentials = None;
         self.settings.missing_credentials = vec!["GITHUB_APP_ID"];

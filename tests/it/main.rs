@@ -2,6 +2,9 @@
 //! Every test runs on SQLite; the same tests run on Postgres when `TEST_DATABASE_URL` is set.
 
 mod common;
+mod fake_github;
 mod fixtures_real;
+mod gate;
+mod github_client;
 mod intake;
 mod queue;

@@ -1,0 +1,207 @@
+//! `/repro` commands in a PR comment: at the start of a line, outside code blocks and block
+//! quotes; several in one comment run in order.
+
+use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Override { reason: String },
+    NotConcurrency { reason: String },
+    Recheck,
+    Help,
+}
+
+/// A line that starts with `/repro` but is not a valid command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Malformed {
+    pub line: String,
+    pub message: String,
+}
+
+pub const NAMES: &[&str] = &["override", "not-concurrency", "recheck", "help"];
+
+pub const USAGE: &str = "| command | who | what it does |
+|---|---|---|
+| `/repro override <reason>` | write, maintain or admin permission, or a configured maintainer | marks the check for the current commit as passed; recorded with who, when and why; the next push is evaluated afresh |
+| `/repro not-concurrency <reason>` | same | removes the label and exempts the PR (later pushes too) |
+| `/repro recheck` | anyone who can comment | evaluates the PR again |
+| `/repro help` | anyone | shows this table |";
+
+impl Command {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Override { .. } => "override",
+            Command::NotConcurrency { .. } => "not-concurrency",
+            Command::Recheck => "recheck",
+            Command::Help => "help",
+        }
+    }
+
+    pub fn args(&self) -> &str {
+        match self {
+            Command::Override { reason } | Command::NotConcurrency { reason } => reason,
+            _ => "",
+        }
+    }
+
+    /// Needs write permission (or a maintainer listing).
+    pub fn privileged(&self) -> bool {
+        matches!(
+            self,
+            Command::Override { .. } | Command::NotConcurrency { .. }
+        )
+    }
+}
+
+/// Lines of a comment's text outside code and quotes.
+fn plain_lines(body: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    let mut code = 0usize;
+    let mut quote = 0usize;
+    for event in Parser::new(body) {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => code += 1,
+            Event::End(TagEnd::CodeBlock) => code = code.saturating_sub(1),
+            Event::Start(Tag::BlockQuote(_)) => quote += 1,
+            Event::End(TagEnd::BlockQuote(_)) => quote = quote.saturating_sub(1),
+            Event::Text(t) if code == 0 && quote == 0 => current.push_str(&t),
+            Event::Code(t) if code == 0 && quote == 0 => {
+                // `/repro help` in backticks is a mention, not a command.
+                current.push('`');
+                current.push_str(&t);
+                current.push('`');
+            }
+            Event::SoftBreak
+            | Event::HardBreak
+            | Event::End(TagEnd::Paragraph | TagEnd::Item | TagEnd::Heading(_)) => {
+                lines.push(std::mem::take(&mut current));
+            }
+            _ => {}
+        }
+    }
+    lines.push(current);
+    lines
+}
+
+/// Parses every command of a comment, in order.
+pub fn parse(body: &str) -> Vec<Result<Command, Malformed>> {
+    let mut out = Vec::new();
+    for line in plain_lines(body) {
+        let t = line.trim();
+        let Some(rest) = t.strip_prefix("/repro") else {
+            continue;
+        };
+        if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
+            continue; // `/reproduce`, `/repro-gate`: not ours
+        }
+        let rest = rest.trim();
+        let (name, args) = match rest.split_once(char::is_whitespace) {
+            Some((n, a)) => (n, a.trim()),
+            None => (rest, ""),
+        };
+        let name_l = name.to_ascii_lowercase();
+        let cmd = match name_l.as_str() {
+            "override" | "not-concurrency" if args.is_empty() => Err(Malformed {
+                line: t.to_string(),
+                message: format!("`/repro {name_l}` needs a reason: `/repro {name_l} <reason>`."),
+            }),
+            "override" => Ok(Command::Override {
+                reason: args.to_string(),
+            }),
+            "not-concurrency" => Ok(Command::NotConcurrency {
+                reason: args.to_string(),
+            }),
+            "recheck" => Ok(Command::Recheck),
+            "help" | "" => Ok(Command::Help),
+            other => Err(Malformed {
+                line: t.to_string(),
+                message: match suggest(other) {
+                    Some(s) => {
+                        format!("Unknown command `/repro {other}`. Did you mean `/repro {s}`?")
+                    }
+                    None => format!("Unknown command `/repro {other}`."),
+                },
+            }),
+        };
+        out.push(cmd);
+    }
+    out
+}
+
+/// The closest command name within an edit distance of 3.
+pub fn suggest(word: &str) -> Option<&'static str> {
+    NAMES
+        .iter()
+        .map(|n| (levenshtein(word, n), *n))
+        .filter(|(d, _)| *d <= 3)
+        .min()
+        .map(|(_, n)| n)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().take(64).enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_at_line_start_in_order() {
+        let got = parse("Thanks!\n/repro override hotfix for the outage\n/repro recheck\n");
+        assert_eq!(
+            got,
+            vec![
+                Ok(Command::Override {
+                    reason: "hotfix for the outage".into()
+                }),
+                Ok(Command::Recheck)
+            ]
+        );
+        assert_eq!(
+            parse("/repro not-concurrency only renames a field"),
+            vec![Ok(Command::NotConcurrency {
+                reason: "only renames a field".into()
+            })]
+        );
+        assert_eq!(parse("/repro help"), vec![Ok(Command::Help)]);
+    }
+
+    #[test]
+    fn code_blocks_quotes_and_mid_line_mentions_are_not_commands() {
+        assert!(parse("```\n/repro override x\n```").is_empty());
+        assert!(parse("> /repro override x").is_empty());
+        assert!(parse("you can type /repro override x").is_empty());
+        assert!(parse("    /repro override x").is_empty());
+        assert!(parse("`/repro help` shows the commands").is_empty());
+        assert!(parse("/reproduce this").is_empty());
+    }
+
+    #[test]
+    fn missing_reasons_and_unknown_commands_explain_themselves() {
+        let got = parse("/repro override");
+        assert!(matches!(&got[0], Err(m) if m.message.contains("needs a reason")));
+        let got = parse("/repro overide because");
+        assert!(matches!(&got[0], Err(m) if m.message.contains("Did you mean `/repro override`")));
+        let got = parse("/repro frobnicate");
+        assert!(matches!(&got[0], Err(m) if !m.message.contains("Did you mean")));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn no_comment_makes_the_parser_panic(body in "(?s).{0,300}") {
+            let _ = parse(&body);
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! The test-reliability comment: one per PR, one section per failing check, each failing test
+//! with its tier and the tier's instruction. Pure: rows in, markdown out.
+
+use std::fmt::Write as _;
+
+use super::render::md;
+
+/// Marks the one reliability comment of a PR.
+pub const MARKER: &str = "<!-- repro-gate:test-reliability -->";
+const SECTION_START: &str = "<!-- repro-gate:check ";
+const SECTION_END: &str = "<!-- /repro-gate:check -->";
+
+/// A failing test with what the reliability file says of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub id: String,
+    pub name: String,
+    pub package: Option<String>,
+    pub tier: String,
+    pub listed: bool,
+    pub pass_rate: Option<f64>,
+    pub runs: Option<u64>,
+    pub failures: Option<u64>,
+    pub owner: Option<String>,
+    pub ticket: Option<String>,
+    pub note: Option<String>,
+    pub flaky: bool,
+}
+
+/// The command that reruns one test alone, 20 times, for its runner (guessed from its id).
+pub fn rerun_command(package: Option<&str>, name: &str) -> String {
+    let pkg = package.unwrap_or("");
+    let go_like =
+        name.starts_with("Test") || name.starts_with("Fuzz") || name.starts_with("Example");
+    if pkg.ends_with(".py") {
+        return format!(
+            "for i in $(seq 20); do pytest -q -p no:randomly '{pkg}::{name}' || echo FAILED; done"
+        );
+    }
+    if [".js", ".ts", ".jsx", ".tsx", ".mjs", ".cjs"]
+        .iter()
+        .any(|e| pkg.ends_with(e))
+    {
+        return format!(
+            "for i in $(seq 20); do npx jest '{pkg}' -t '{}' || echo FAILED; done",
+            name.replace('\'', "'\\''")
+        );
+    }
+    if go_like && !name.contains("::") {
+        let run = name
+            .split('/')
+            .map(|p| format!("^{p}$"))
+            .collect::<Vec<_>>()
+            .join("/");
+        let target = if pkg.is_empty() {
+            "./...".to_string()
+        } else {
+            pkg.to_string()
+        };
+        return format!("go test -run '{run}' -count=20 -race {target}");
+    }
+    if pkg.contains('.')
+        && pkg.chars().next().is_some_and(char::is_lowercase)
+        && !pkg.contains('/')
+        && pkg.split('.').count() > 2
+    {
+        // A Java class (com.acme.PoolTest).
+        let class = pkg.rsplit('.').next().unwrap_or(pkg);
+        return format!(
+            "for i in $(seq 20); do mvn -q test -Dtest='{class}#{name}' -Dsurefire.rerunFailingTestsCount=0 || echo FAILED; done"
+        );
+    }
+    format!("for i in $(seq 20); do cargo test {name} -- --exact || echo FAILED; done")
+}
+
+fn instruction(row: &Row) -> String {
+    match row.tier.as_str() {
+        "quarantined" => "**Quarantined: this failure is NOT evidence.** Never change production code to make it pass. If your change touches what it covers, write a deterministic test for that instead.".to_string(),
+        "trusted" => "**Trusted: this failure is real evidence.** Investigate it.".to_string(),
+        _ => format!(
+            "**{}: rerun it alone before forming a hypothesis**, 20 times on this branch and 20 times on the merge base:\n\n  ```sh\n  {}\n  ```\n\n  The same failure rate on both sides means this change did not cause it (\"not my bug\" is a finished task). Three failures in a row, or clearly more failures on the branch (for 20 runs: 0 on base vs 5 or more on the branch), means investigate.",
+            if row.listed { "Probation" } else { "Not in the reliability file (probation)" },
+            rerun_command(row.package.as_deref(), &row.name)
+        ),
+    }
+}
+
+/// One check's section.
+pub fn section(check: &str, sha: &str, rows: &[Row], file_error: Option<&str>) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{SECTION_START}{} -->", md(check).replace("--", "- -"));
+    let short = &sha[..sha.len().min(7)];
+    let _ = writeln!(s, "### ❌ `{}` failed on `{short}`\n", md(check));
+    if let Some(e) = file_error {
+        let _ = writeln!(
+            s,
+            "> The reliability file could not be read ({}); tiers below are the default.\n",
+            md(e)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "| test | tier | pass rate | runs | failures | owner | ticket | note |\n|---|---|---|---|---|---|---|---|"
+    );
+    for r in rows {
+        let opt = |o: &Option<String>| o.as_deref().map(md).unwrap_or_else(|| "—".into());
+        let _ = writeln!(
+            s,
+            "| `{}`{} | {} | {} | {} | {} | {} | {} | {} |",
+            md(&r.id),
+            if r.flaky {
+                " (flaky: passed on retry)"
+            } else {
+                ""
+            },
+            r.tier,
+            r.pass_rate
+                .map(|p| format!("{:.1}%", p * 100.0))
+                .unwrap_or_else(|| "—".into()),
+            r.runs.map(|v| v.to_string()).unwrap_or_else(|| "—".into()),
+            r.failures
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| "—".into()),
+            opt(&r.owner),
+            opt(&r.ticket),
+            opt(&r.note),
+        );
+    }
+    s.push('\n');
+    for r in rows {
+        let _ = writeln!(s, "- `{}`: {}", md(&r.id), instruction(r));
+    }
+    s.push('\n');
+    s.push_str(SECTION_END);
+    s
+}
+
+/// A section saying the check passed on a newer commit.
+pub fn passed_section(check: &str, sha: &str) -> String {
+    let short = &sha[..sha.len().min(7)];
+    format!(
+        "{SECTION_START}{} -->\n### ✅ `{}` passed on `{short}`\n\nIt failed on an earlier commit; the failures listed before are no longer current.\n{SECTION_END}",
+        md(check).replace("--", "- -"),
+        md(check)
+    )
+}
+
+/// The sections of an existing comment, by check name.
+pub fn sections(body: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    while let Some(start) = rest.find(SECTION_START) {
+        let after = &rest[start + SECTION_START.len()..];
+        let Some(name_end) = after.find(" -->") else {
+            break;
+        };
+        let name = after[..name_end].to_string();
+        let Some(end) = rest[start..].find(SECTION_END) else {
+            break;
+        };
+        let end = start + end + SECTION_END.len();
+        out.push((name, rest[start..end].to_string()));
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// Replaces (or adds) one check's section and renders the whole comment.
+pub fn compose(existing: Option<&str>, check: &str, new_section: String) -> String {
+    let key = md(check).replace("--", "- -");
+    let mut secs = existing.map(sections).unwrap_or_default();
+    match secs.iter_mut().find(|(n, _)| *n == key) {
+        Some(slot) => slot.1 = new_section,
+        None => secs.push((key, new_section)),
+    }
+    let mut s = format!(
+        "{MARKER}\n## Test reliability\n\nBefore reasoning about a red build, check whether the failure is evidence at all (from `.ci/test-reliability.yaml` on the default branch).\n\n"
+    );
+    for (_, text) in secs {
+        s.push_str(&text);
+        s.push_str("\n\n");
+    }
+    s.trim_end().to_string() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(tier: &str, listed: bool) -> Row {
+        Row {
+            id: "services/pool/integration::TestPoolCheckoutUnderLoad".into(),
+            name: "TestPoolCheckoutUnderLoad".into(),
+            package: Some("example.com/acme/services/pool/integration".into()),
+            tier: tier.into(),
+            listed,
+            pass_rate: Some(0.855),
+            runs: Some(200),
+            failures: Some(29),
+            owner: Some("platform".into()),
+            ticket: Some("PLAT-1182".into()),
+            note: Some("Checkout deadline too tight for shared runners.".into()),
+            flaky: false,
+        }
+    }
+
+    #[test]
+    fn comment_with_every_tier() {
+        let rows = vec![
+            row("quarantined", true),
+            row("probation", true),
+            row("trusted", true),
+            row("probation", false),
+        ];
+        let body = compose(
+            None,
+            "ci / test",
+            section("ci / test", "0123456789abcdef", &rows, None),
+        );
+        insta::assert_snapshot!(body);
+    }
+
+    #[test]
+    fn a_later_check_updates_its_own_section_only() {
+        let first = compose(
+            None,
+            "unit",
+            section("unit", "aaaaaaa1", &[row("quarantined", true)], None),
+        );
+        let second = compose(
+            Some(&first),
+            "integration",
+            section("integration", "aaaaaaa1", &[row("trusted", true)], None),
+        );
+        assert_eq!(sections(&second).len(), 2);
+        let third = compose(Some(&second), "unit", passed_section("unit", "bbbbbbb2"));
+        let secs = sections(&third);
+        assert_eq!(secs.len(), 2);
+        assert!(secs[0].1.contains("passed on `bbbbbbb`"));
+        assert!(secs[1].1.contains("integration"));
+        assert!(third.starts_with(MARKER));
+    }
+
+    #[test]
+    fn rerun_commands_per_runner() {
+        assert_eq!(
+            rerun_command(Some("example.com/acme/services/pool"), "TestX/case_1"),
+            "go test -run '^TestX$/^case_1$' -count=20 -race example.com/acme/services/pool"
+        );
+        assert!(rerun_command(Some("tests/test_pool.py"), "test_checkout").contains("pytest"));
+        assert!(rerun_command(Some("src/pool.test.ts"), "checks out").contains("jest"));
+        assert!(
+            rerun_command(Some("com.acme.pool.PoolTest"), "checkout")
+                .contains("-Dtest='PoolTest#checkout'")
+        );
+        assert!(
+            rerun_command(Some("pool"), "tests::checkout")
+                .contains("cargo test tests::checkout -- --exact")
+        );
+    }
+}

@@ -1,0 +1,94 @@
+//! App authentication: an RS256 JWT (iss = App id, iat 60 s in the past, exp 9 minutes ahead)
+//! exchanged for an installation token, cached until 5 minutes before it expires.
+
+use std::collections::HashMap;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use octocrab::jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
+use secrecy::{ExposeSecret as _, SecretString};
+use serde::Serialize;
+use tokio::sync::Mutex;
+
+/// The App's signing key, checked at start-up.
+#[derive(Clone)]
+pub struct AppKey {
+    pub app_id: u64,
+    key: EncodingKey,
+}
+
+impl std::fmt::Debug for AppKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppKey")
+            .field("app_id", &self.app_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AppKey {
+    /// Parses a PKCS#1 or PKCS#8 PEM key; `variable` names where it came from in errors.
+    pub fn from_pem(app_id: u64, pem: &SecretString, variable: &str) -> anyhow::Result<Self> {
+        let key = EncodingKey::from_rsa_pem(pem.expose_secret().as_bytes()).map_err(|e| {
+            anyhow::anyhow!(
+                "{variable} is not an RSA private key in PEM form (PKCS#1 or PKCS#8): {e}"
+            )
+        })?;
+        Ok(AppKey { app_id, key })
+    }
+
+    /// A JWT valid for 9 minutes from `now` (iat back-dated 60 s for clock drift).
+    pub fn jwt(&self, now: SystemTime) -> anyhow::Result<SecretString> {
+        #[derive(Serialize)]
+        struct Claims {
+            iat: u64,
+            exp: u64,
+            iss: String,
+        }
+        let secs = now.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
+        let claims = Claims {
+            iat: secs.saturating_sub(60),
+            exp: secs + 9 * 60,
+            iss: self.app_id.to_string(),
+        };
+        let token = encode(&Header::new(Algorithm::RS256), &claims, &self.key)
+            .map_err(|e| anyhow::anyhow!("signing the App JWT: {e}"))?;
+        Ok(SecretString::from(token))
+    }
+}
+
+/// An installation token and when it stops being used.
+#[derive(Clone)]
+pub struct CachedToken {
+    pub token: SecretString,
+    /// Refresh from this instant on (5 minutes before GitHub's `expires_at`).
+    pub refresh_at: SystemTime,
+}
+
+/// Tokens per installation.
+#[derive(Default)]
+pub struct TokenCache {
+    tokens: Mutex<HashMap<i64, CachedToken>>,
+}
+
+impl TokenCache {
+    pub async fn get(&self, installation: i64, now: SystemTime) -> Option<SecretString> {
+        let tokens = self.tokens.lock().await;
+        tokens
+            .get(&installation)
+            .filter(|t| now < t.refresh_at)
+            .map(|t| t.token.clone())
+    }
+
+    pub async fn put(&self, installation: i64, token: SecretString, expires_at: SystemTime) {
+        let refresh_at = expires_at
+            .checked_sub(Duration::from_secs(300))
+            .unwrap_or(expires_at);
+        self.tokens
+            .lock()
+            .await
+            .insert(installation, CachedToken { token, refresh_at });
+    }
+
+    pub async fn forget(&self, installation: i64) {
+        self.tokens.lock().await.remove(&installation);
+    }
+}

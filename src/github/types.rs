@@ -1,0 +1,158 @@
+//! Domain types going in and out of the client (not octocrab's models).
+
+use serde::{Deserialize, Serialize};
+
+/// `owner/name`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RepoName {
+    pub owner: String,
+    pub name: String,
+}
+
+impl RepoName {
+    pub fn parse(full: &str) -> Option<RepoName> {
+        let (owner, name) = full.split_once('/')?;
+        (!owner.is_empty() && !name.is_empty() && !name.contains('/')).then(|| RepoName {
+            owner: owner.to_string(),
+            name: name.to_string(),
+        })
+    }
+}
+
+impl std::fmt::Display for RepoName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.owner, self.name)
+    }
+}
+
+/// What the gate needs of a pull request, read live.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PullRequest {
+    pub number: u64,
+    pub title: String,
+    pub body: String,
+    pub head_sha: String,
+    pub base_ref: String,
+    pub state: String,
+    pub draft: bool,
+    pub labels: Vec<String>,
+    pub author: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckRun {
+    pub id: u64,
+    pub name: String,
+    pub head_sha: String,
+    pub status: String,
+    pub conclusion: Option<String>,
+    pub app_id: Option<u64>,
+    pub summary: Option<String>,
+}
+
+/// A button on a check run (GitHub allows three).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CheckAction {
+    pub label: String,
+    pub description: String,
+    pub identifier: String,
+}
+
+/// A completed check run to write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckRunWrite {
+    pub name: String,
+    pub head_sha: String,
+    pub conclusion: String,
+    pub title: String,
+    pub summary: String,
+    pub text: Option<String>,
+    pub actions: Vec<CheckAction>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comment {
+    pub id: u64,
+    pub body: String,
+    pub author: String,
+    pub author_is_bot: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Annotation {
+    pub path: String,
+    pub title: Option<String>,
+    pub message: String,
+    pub raw_details: Option<String>,
+    pub level: String,
+}
+
+/// A repository permission as GitHub names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Permission {
+    /// `admin`, `write`, `read`, `none` (the legacy field).
+    pub permission: String,
+    /// `admin`, `maintain`, `write`, `triage`, `read`, or a custom role.
+    pub role_name: Option<String>,
+}
+
+impl Permission {
+    /// Write, maintain or admin.
+    pub fn can_write(&self) -> bool {
+        matches!(self.permission.as_str(), "admin" | "write" | "maintain")
+            || matches!(
+                self.role_name.as_deref(),
+                Some("admin" | "maintain" | "write")
+            )
+    }
+}
+
+/// GitHub's limit on check-run summary and text.
+pub const MAX_CHECK_TEXT: usize = 65_535;
+
+/// Cuts `s` to GitHub's limit on a char boundary, with a visible note.
+pub fn fit_check_text(s: &str) -> String {
+    if s.len() <= MAX_CHECK_TEXT {
+        return s.to_string();
+    }
+    const NOTE: &str = "\n\n… (cut to fit GitHub's 65,535-character limit)";
+    let mut end = MAX_CHECK_TEXT - NOTE.len();
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{NOTE}", &s[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_text_is_cut_on_a_char_boundary_with_a_note() {
+        let s = "é".repeat(40_000);
+        let cut = fit_check_text(&s);
+        assert!(cut.len() <= MAX_CHECK_TEXT);
+        assert!(cut.ends_with("limit)"));
+        assert_eq!(fit_check_text("short"), "short");
+    }
+
+    #[test]
+    fn permissions() {
+        let p = |perm: &str, role: Option<&str>| Permission {
+            permission: perm.into(),
+            role_name: role.map(Into::into),
+        };
+        assert!(p("write", Some("write")).can_write());
+        assert!(p("write", Some("maintain")).can_write());
+        assert!(p("admin", None).can_write());
+        assert!(!p("read", Some("triage")).can_write());
+        assert!(!p("none", None).can_write());
+    }
+
+    #[test]
+    fn repo_names() {
+        assert_eq!(RepoName::parse("o/r").unwrap().to_string(), "o/r");
+        assert!(RepoName::parse("o").is_none());
+        assert!(RepoName::parse("o/r/x").is_none());
+    }
+}

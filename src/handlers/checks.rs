@@ -1,0 +1,159 @@
+//! `check_run` (Re-check button, re-run requests), `check_suite` re-runs, and merge queues.
+
+use crate::core::render::CHECK_NAME;
+use crate::core::verdict::Conclusion;
+use crate::github::types::{CheckRunWrite, RepoName};
+
+use super::JobError;
+use super::context::{Services, gh};
+use super::events::{CheckRunEvent, CheckSuiteEvent, MergeGroupEvent, merge_group_prs};
+use super::pull_request::{assess, evaluate, recheck_action};
+
+/// PRs of a commit: the payload's list, else the commit's PRs (forks leave the list empty).
+async fn prs_for(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    listed: &[u64],
+    sha: &str,
+) -> Result<Vec<u64>, JobError> {
+    if !listed.is_empty() {
+        return Ok(listed.to_vec());
+    }
+    svc.github
+        .pulls_for_commit(inst, repo, sha)
+        .await
+        .map_err(gh)
+}
+
+pub async fn on_check_run(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    ev: &CheckRunEvent,
+) -> Result<(), JobError> {
+    let ours = ev
+        .check_run
+        .app
+        .as_ref()
+        .is_some_and(|a| a.id == svc.github.app_id());
+    let listed: Vec<u64> = ev
+        .check_run
+        .pull_requests
+        .iter()
+        .map(|p| p.number)
+        .collect();
+    match ev.action.as_str() {
+        "requested_action"
+            if ev
+                .requested_action
+                .as_ref()
+                .is_some_and(|a| a.identifier == "recheck") =>
+        {
+            for n in prs_for(svc, inst, repo, &listed, &ev.check_run.head_sha).await? {
+                evaluate(svc, inst, repo, n).await?;
+            }
+            Ok(())
+        }
+        "rerequested" if ours || ev.check_run.name == CHECK_NAME => {
+            for n in prs_for(svc, inst, repo, &listed, &ev.check_run.head_sha).await? {
+                evaluate(svc, inst, repo, n).await?;
+            }
+            Ok(())
+        }
+        "completed" if !ours => super::failures::on_failed_check(svc, inst, repo, ev).await,
+        _ => Ok(()),
+    }
+}
+
+pub async fn on_check_suite(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    ev: &CheckSuiteEvent,
+) -> Result<(), JobError> {
+    let ours = ev
+        .check_suite
+        .app
+        .as_ref()
+        .is_some_and(|a| a.id == svc.github.app_id());
+    if ev.action != "rerequested" || !ours {
+        return Ok(());
+    }
+    let listed: Vec<u64> = ev
+        .check_suite
+        .pull_requests
+        .iter()
+        .map(|p| p.number)
+        .collect();
+    for n in prs_for(svc, inst, repo, &listed, &ev.check_suite.head_sha).await? {
+        evaluate(svc, inst, repo, n).await?;
+    }
+    Ok(())
+}
+
+/// `success` on the group's head SHA only when every PR in it passes the gate now.
+pub async fn on_merge_group(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    ev: &MergeGroupEvent,
+) -> Result<(), JobError> {
+    if ev.action != "checks_requested" {
+        return Ok(());
+    }
+    let prs = merge_group_prs(&ev.merge_group.head_ref);
+    let mut failing = Vec::new();
+    for n in &prs {
+        match assess(svc, inst, repo, *n).await? {
+            Some(g) if g.decision().conclusion == Conclusion::Success => {}
+            Some(g) => failing.push(format!("#{n} ({})", g.pr.title)),
+            None => failing.push(format!("#{n} (not found)")),
+        }
+    }
+    let (conclusion, title, summary) = if prs.is_empty() {
+        (
+            "failure",
+            "No pull request found in the merge group".to_string(),
+            format!(
+                "Could not read a PR number from `{}`.",
+                ev.merge_group.head_ref
+            ),
+        )
+    } else if failing.is_empty() {
+        (
+            "success",
+            "Every PR in the group passes the gate".to_string(),
+            format!(
+                "Checked: {}.",
+                prs.iter()
+                    .map(|n| format!("#{n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    } else {
+        (
+            "failure",
+            format!("Blocked by {}", failing.join(", ")),
+            format!(
+                "These PRs do not pass the reproduction gate now: {}. Add a reproduction to their descriptions, or have a maintainer override.",
+                failing.join(", ")
+            ),
+        )
+    };
+    let run = CheckRunWrite {
+        name: CHECK_NAME.into(),
+        head_sha: ev.merge_group.head_sha.clone(),
+        conclusion: conclusion.into(),
+        title,
+        summary,
+        text: None,
+        actions: vec![recheck_action()],
+    };
+    svc.github
+        .upsert_check_run(inst, repo, &run)
+        .await
+        .map_err(gh)?;
+    Ok(())
+}

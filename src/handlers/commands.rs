@@ -1,0 +1,223 @@
+//! `/repro` commands: who may, what they change, a 👍 when accepted, a reply when refused, and
+//! an audit row either way.
+
+use crate::core::commands::{self, Command, USAGE};
+use crate::core::config::RepoConfig;
+use crate::github::types::RepoName;
+use crate::store::AuditRow;
+
+use super::JobError;
+use super::context::{Services, gh, store_err};
+use super::events::IssueCommentEvent;
+use super::pull_request::evaluate;
+
+/// How long a permission answer is trusted.
+const PERMISSION_TTL_MS: i64 = 5 * 60 * 1000;
+
+pub async fn on_comment(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    ev: &IssueCommentEvent,
+) -> Result<(), JobError> {
+    if ev.action != "created" || ev.issue.pull_request.is_none() {
+        return Ok(());
+    }
+    let by_bot =
+        ev.comment.user.kind.as_deref() == Some("Bot") || ev.comment.user.login.ends_with("[bot]");
+    let by_us = ev
+        .comment
+        .performed_via_github_app
+        .as_ref()
+        .is_some_and(|a| a.id == svc.github.app_id());
+    if by_bot || by_us {
+        return Ok(());
+    }
+    let parsed = commands::parse(ev.comment.body.as_deref().unwrap_or(""));
+    if parsed.is_empty() {
+        return Ok(());
+    }
+    let number = ev.issue.number;
+    let actor = ev.comment.user.login.as_str();
+    let (config, _) = svc.repo_config(inst, repo).await?;
+    let head_sha = svc
+        .github
+        .pull_request(inst, repo, number)
+        .await
+        .map_err(gh)?
+        .head_sha;
+    let audit = |command: &str, args: &str, accepted: bool, why: String| AuditRow {
+        at: String::new(),
+        repository: repo.to_string(),
+        pr: number as i64,
+        head_sha: Some(head_sha.clone()),
+        actor: actor.to_string(),
+        command: command.to_string(),
+        args: args.to_string(),
+        accepted,
+        why,
+    };
+    let mut reacted = false;
+    for cmd in parsed {
+        let now = svc.clock.now_ms();
+        let cmd = match cmd {
+            Ok(c) => c,
+            Err(m) => {
+                svc.store
+                    .add_audit(&audit("malformed", &m.line, false, m.message.clone()), now)
+                    .await
+                    .map_err(store_err)?;
+                let reply = format!("{}\n\n{USAGE}", m.message);
+                svc.github
+                    .create_comment(inst, repo, number, &reply)
+                    .await
+                    .map_err(gh)?;
+                continue;
+            }
+        };
+        if cmd.privileged() && !may_act(svc, inst, repo, actor, &config).await? {
+            let who = who_may(&config);
+            let why = format!(
+                "@{actor} may not use `/repro {}`: it needs write, maintain or admin permission on {repo}{who}.",
+                cmd.name()
+            );
+            svc.store
+                .add_audit(&audit(cmd.name(), cmd.args(), false, why.clone()), now)
+                .await
+                .map_err(store_err)?;
+            svc.github
+                .create_comment(inst, repo, number, &why)
+                .await
+                .map_err(gh)?;
+            continue;
+        }
+        match &cmd {
+            Command::Help => {
+                svc.github
+                    .create_comment(
+                        inst,
+                        repo,
+                        number,
+                        &format!(
+                            "repro-gate commands (first word of a line in a PR comment):\n\n{USAGE}"
+                        ),
+                    )
+                    .await
+                    .map_err(gh)?;
+            }
+            Command::Recheck => {}
+            Command::Override { reason } => {
+                svc.store
+                    .add_waiver(
+                        &repo.to_string(),
+                        number as i64,
+                        "override",
+                        Some(&head_sha),
+                        actor,
+                        reason,
+                        now,
+                    )
+                    .await
+                    .map_err(store_err)?;
+            }
+            Command::NotConcurrency { reason } => {
+                svc.store
+                    .add_waiver(
+                        &repo.to_string(),
+                        number as i64,
+                        "exemption",
+                        None,
+                        actor,
+                        reason,
+                        now,
+                    )
+                    .await
+                    .map_err(store_err)?;
+                svc.github
+                    .remove_label(inst, repo, number, &config.label)
+                    .await
+                    .map_err(gh)?;
+            }
+        }
+        svc.store
+            .add_audit(&audit(cmd.name(), cmd.args(), true, "accepted".into()), now)
+            .await
+            .map_err(store_err)?;
+        if !matches!(cmd, Command::Help) {
+            evaluate(svc, inst, repo, number).await?;
+        }
+        if !reacted {
+            svc.github
+                .react(inst, repo, ev.comment.id, "+1")
+                .await
+                .map_err(gh)?;
+            reacted = true;
+        }
+    }
+    Ok(())
+}
+
+fn who_may(config: &RepoConfig) -> String {
+    if config.maintainers.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", or to be listed in `maintainers` ({})",
+            config.maintainers.join(", ")
+        )
+    }
+}
+
+/// Write permission (read from the collaborator API, never `author_association`), or a
+/// configured maintainer (a login or an `org/team`). Answers are cached for five minutes.
+async fn may_act(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    user: &str,
+    config: &RepoConfig,
+) -> Result<bool, JobError> {
+    let key = (repo.to_string(), user.to_ascii_lowercase());
+    let now = svc.clock.now_ms();
+    if let Some((ok, until)) = svc
+        .permissions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&key)
+        .copied()
+        && now < until
+    {
+        return Ok(ok);
+    }
+    let mut ok = config
+        .maintainers
+        .iter()
+        .any(|m| !m.contains('/') && m.eq_ignore_ascii_case(user));
+    if !ok {
+        ok = svc
+            .github
+            .permission(inst, repo, user)
+            .await
+            .map_err(gh)?
+            .can_write();
+    }
+    if !ok {
+        for team in config.maintainers.iter().filter(|m| m.contains('/')) {
+            if let Some((org, slug)) = team.split_once('/')
+                && svc
+                    .github
+                    .is_team_member(inst, org, slug, user)
+                    .await
+                    .map_err(gh)?
+            {
+                ok = true;
+                break;
+            }
+        }
+    }
+    svc.permissions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, (ok, now + PERMISSION_TTL_MS));
+    Ok(ok)
+}

@@ -1,0 +1,205 @@
+//! A failing check from another App: find the failing tests, look them up in the reliability
+//! file, and keep one comment per PR saying what each failure is worth.
+
+use crate::core::comment::{self, MARKER, Row};
+use crate::core::failures::{self, Collector, FailedTest, Format};
+use crate::core::reliability::{self, ReliabilityFile};
+use crate::github::types::RepoName;
+
+use super::JobError;
+use super::context::{Services, gh};
+use super::events::CheckRunEvent;
+
+/// `…/actions/runs/123/job/456` → 456.
+fn actions_job_id(details_url: &str) -> Option<u64> {
+    let (_, rest) = details_url.split_once("/job/")?;
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+pub async fn on_failed_check(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    ev: &CheckRunEvent,
+) -> Result<(), JobError> {
+    let run = &ev.check_run;
+    let failed = matches!(run.conclusion.as_deref(), Some("failure" | "timed_out"));
+    let listed: Vec<u64> = run.pull_requests.iter().map(|p| p.number).collect();
+    let prs = if listed.is_empty() {
+        svc.github
+            .pulls_for_commit(inst, repo, &run.head_sha)
+            .await
+            .map_err(gh)?
+    } else {
+        listed
+    };
+    if prs.is_empty() {
+        return Ok(());
+    }
+    if !failed {
+        // A check that passes later: its section (if any) says so.
+        if run.conclusion.as_deref() == Some("success") {
+            for pr in prs {
+                let existing = svc
+                    .github
+                    .comments(inst, repo, pr)
+                    .await
+                    .map_err(gh)?
+                    .into_iter()
+                    .find(|c| c.body.contains(MARKER));
+                if let Some(c) = existing
+                    && comment::sections(&c.body)
+                        .iter()
+                        .any(|(n, _)| *n == run.name.replace("--", "- -"))
+                {
+                    let body = comment::compose(
+                        Some(&c.body),
+                        &run.name,
+                        comment::passed_section(&run.name, &run.head_sha),
+                    );
+                    svc.github
+                        .update_comment(inst, repo, c.id, &body)
+                        .await
+                        .map_err(gh)?;
+                }
+            }
+        }
+        return Ok(());
+    }
+
+    // The failing tests: output text, annotations, and the Actions job log.
+    let mut all = Collector::default();
+    let add = |all: &mut Collector, text: &str| {
+        let r = failures::parse_str(text, Format::Auto);
+        for t in r.failed {
+            all.fail(t.package.as_deref(), &t.name);
+        }
+        for t in r.flaky {
+            all.flaky(t.package.as_deref(), &t.name);
+        }
+    };
+    if let Some(o) = &run.output {
+        for t in [&o.title, &o.summary, &o.text].into_iter().flatten() {
+            add(&mut all, t);
+        }
+    }
+    let annotations = svc
+        .github
+        .annotations(inst, repo, run.id)
+        .await
+        .map_err(gh)?;
+    for a in &annotations {
+        let text = format!(
+            "{}\n{}\n{}",
+            a.title.as_deref().unwrap_or(""),
+            a.message,
+            a.raw_details.as_deref().unwrap_or("")
+        );
+        add(&mut all, &text);
+        // dorny/test-reporter, mikepenz/action-junit-report and publish-unit-test-result put the
+        // test's name in the title: `TestX`, `pkg.Class ‣ test`, `test (Class) failed`.
+        if let Some(title) = a.title.as_deref()
+            && a.level == "failure"
+        {
+            let name = title
+                .trim()
+                .trim_end_matches(" failed")
+                .rsplit(['‣', '›'])
+                .next()
+                .unwrap_or(title)
+                .trim();
+            if !name.is_empty() && !name.contains(' ') {
+                let pkg = (!a.path.is_empty() && a.path != ".github").then_some(a.path.as_str());
+                all.fail(pkg, name);
+            }
+        }
+    }
+    if let Some(job) = run.details_url.as_deref().and_then(actions_job_id) {
+        match svc.github.job_log(inst, repo, job).await {
+            Ok(log) => add(&mut all, &log),
+            Err(e) => {
+                tracing::warn!(error = %e, job, "the job log could not be read; using output and annotations only")
+            }
+        }
+    }
+    let report = all.finish();
+    if report.failed.is_empty() && report.flaky.is_empty() {
+        tracing::info!(check = %run.name, "no failing test identified; no comment");
+        return Ok(());
+    }
+
+    let (config, _) = svc.repo_config(inst, repo).await?;
+    let (file, file_error) = match svc
+        .default_branch_file(inst, repo, &config.reliability_file)
+        .await?
+    {
+        Some(text) => match reliability::parse(&text) {
+            Ok(f) => (f, None),
+            Err(e) => (ReliabilityFile::default(), Some(e.to_string())),
+        },
+        None => (ReliabilityFile::default(), None),
+    };
+    let to_row = |t: &FailedTest, flaky: bool| {
+        let entry = file.find(t.package.as_deref(), &t.name);
+        Row {
+            id: entry.map(|e| e.id.clone()).unwrap_or_else(|| t.id()),
+            name: t.name.clone(),
+            package: t.package.clone(),
+            tier: entry
+                .map(|e| e.tier.clone())
+                .unwrap_or_else(|| file.policy.default_tier.clone()),
+            listed: entry.is_some(),
+            pass_rate: entry.and_then(|e| e.pass_rate),
+            runs: entry.and_then(|e| e.runs),
+            failures: entry.and_then(|e| e.failures),
+            owner: entry.and_then(|e| e.owner.clone()),
+            ticket: entry.and_then(|e| e.ticket.clone()),
+            note: entry.and_then(|e| e.note.clone()),
+            flaky,
+        }
+    };
+    let rows: Vec<Row> = report
+        .failed
+        .iter()
+        .map(|t| to_row(t, false))
+        .chain(report.flaky.iter().map(|t| to_row(t, true)))
+        .filter(|r| r.tier == "quarantined" || config.comment_tiers.contains(&r.tier))
+        .collect();
+    if rows.is_empty() {
+        tracing::info!(check = %run.name, "failing tests are in tiers that get no comment");
+        return Ok(());
+    }
+    let section = comment::section(&run.name, &run.head_sha, &rows, file_error.as_deref());
+    for pr in prs {
+        let existing = svc
+            .github
+            .comments(inst, repo, pr)
+            .await
+            .map_err(gh)?
+            .into_iter()
+            .find(|c| c.body.contains(MARKER));
+        let body = comment::compose(
+            existing.as_ref().map(|c| c.body.as_str()),
+            &run.name,
+            section.clone(),
+        );
+        match existing {
+            Some(c) if c.body == body => {}
+            Some(c) => svc
+                .github
+                .update_comment(inst, repo, c.id, &body)
+                .await
+                .map_err(gh)?,
+            None => {
+                svc.github
+                    .create_comment(inst, repo, pr, &body)
+                    .await
+                    .map_err(gh)?;
+            }
+        }
+    }
+    Ok(())
+}

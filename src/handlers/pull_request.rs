@@ -1,0 +1,171 @@
+//! The reproduction gate for one PR: read live state, classify, check the evidence, label,
+//! and write the one `repro-gate` check run on the current head SHA.
+
+use crate::core::classify::{Classification, classify};
+use crate::core::config::{ConfigError, RepoConfig};
+use crate::core::evidence::{EvidenceVerdict, check_body};
+use crate::core::render::{self, CHECK_NAME};
+use crate::core::verdict::{Decision, GateInput, Waiver, decide};
+use crate::github::GitHubError;
+use crate::github::types::{CheckAction, CheckRunWrite, PullRequest, RepoName};
+use crate::store::ms_to_rfc3339;
+
+use super::JobError;
+use super::context::{Services, gh, store_err};
+
+/// Label colour and description when the label is created on first use.
+const LABEL_COLOR: &str = "d93f0b";
+const LABEL_DESCRIPTION: &str = "Touches concurrency code: needs a deterministic reproduction";
+
+/// Everything the decision was made from.
+pub struct Gate {
+    pub pr: PullRequest,
+    pub config: RepoConfig,
+    pub config_error: Option<ConfigError>,
+    pub classification: Classification,
+    pub evidence: EvidenceVerdict,
+    pub override_: Option<Waiver>,
+    pub exemption: Option<Waiver>,
+    pub earlier_overrides: Vec<Waiver>,
+    pub labeled: bool,
+}
+
+impl Gate {
+    pub fn input(&self) -> GateInput<'_> {
+        GateInput {
+            classification: &self.classification,
+            labeled: self.labeled,
+            evidence: &self.evidence,
+            override_: self.override_.as_ref(),
+            exemption: self.exemption.as_ref(),
+            earlier_overrides: &self.earlier_overrides,
+            config_error: self.config_error.as_ref(),
+            label: &self.config.label,
+        }
+    }
+
+    pub fn decision(&self) -> Decision {
+        decide(&self.input())
+    }
+}
+
+/// Reads everything live and decides, writing nothing. `None` when the PR is gone or closed.
+pub async fn assess(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    number: u64,
+) -> Result<Option<Gate>, JobError> {
+    let pr = match svc.github.pull_request(inst, repo, number).await {
+        Ok(pr) => pr,
+        Err(GitHubError::NotFound { .. }) => return Ok(None),
+        Err(e) => return Err(gh(e)),
+    };
+    let (config, config_error) = svc.repo_config(inst, repo).await?;
+    let files = svc
+        .github
+        .pull_request_files(inst, repo, number)
+        .await
+        .map_err(gh)?;
+    let classification = classify(&files, &config);
+    let evidence = check_body(&pr.body, Some(&files));
+    let waivers = svc
+        .store
+        .waivers(&repo.to_string(), number as i64)
+        .await
+        .map_err(store_err)?;
+    let to_waiver = |w: &crate::store::WaiverRow| Waiver {
+        by: w.by_login.clone(),
+        reason: w.reason.clone(),
+        at: ms_to_rfc3339(w.at_ms),
+        head_sha: w.head_sha.clone(),
+    };
+    let exemption = waivers
+        .iter()
+        .rev()
+        .find(|w| w.kind == "exemption")
+        .map(to_waiver);
+    let override_ = waivers
+        .iter()
+        .rev()
+        .find(|w| w.kind == "override" && w.head_sha.as_deref() == Some(pr.head_sha.as_str()))
+        .map(to_waiver);
+    let earlier_overrides = waivers
+        .iter()
+        .filter(|w| w.kind == "override" && w.head_sha.as_deref() != Some(pr.head_sha.as_str()))
+        .map(to_waiver)
+        .collect();
+    let labeled = pr.labels.iter().any(|l| l == &config.label);
+    Ok(Some(Gate {
+        pr,
+        config,
+        config_error,
+        classification,
+        evidence,
+        override_,
+        exemption,
+        earlier_overrides,
+        labeled,
+    }))
+}
+
+/// Evaluates a PR and writes its label and check run.
+pub async fn evaluate(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    number: u64,
+) -> Result<(), JobError> {
+    let Some(gate) = assess(svc, inst, repo, number).await? else {
+        tracing::info!(pr = number, "pull request not found; nothing to evaluate");
+        return Ok(());
+    };
+    if gate.pr.state != "open" {
+        tracing::info!(pr = number, state = %gate.pr.state, "pull request not open; not evaluated");
+        return Ok(());
+    }
+    let decision = gate.decision();
+    // The label is added when the code touches concurrency; it is never removed by the bot.
+    if gate.classification.concurrency && !gate.labeled && gate.exemption.is_none() {
+        let label = gate.config.label.as_str();
+        if !svc
+            .github
+            .label_exists(inst, repo, label)
+            .await
+            .map_err(gh)?
+        {
+            svc.github
+                .create_label(inst, repo, label, LABEL_COLOR, LABEL_DESCRIPTION)
+                .await
+                .map_err(gh)?;
+        }
+        svc.github
+            .add_labels(inst, repo, number, &[label])
+            .await
+            .map_err(gh)?;
+    }
+    let text = render::check_run(&gate.input(), &decision);
+    let run = CheckRunWrite {
+        name: CHECK_NAME.into(),
+        head_sha: gate.pr.head_sha.clone(),
+        conclusion: decision.conclusion.as_str().into(),
+        title: text.title,
+        summary: text.summary,
+        text: None,
+        actions: vec![recheck_action()],
+    };
+    svc.github
+        .upsert_check_run(inst, repo, &run)
+        .await
+        .map_err(gh)?;
+    tracing::info!(pr = number, head_sha = %gate.pr.head_sha, conclusion = decision.conclusion.as_str(), basis = ?decision.basis, "gate evaluated");
+    Ok(())
+}
+
+pub fn recheck_action() -> CheckAction {
+    CheckAction {
+        label: "Re-check".into(),
+        description: "Evaluate the PR description again".into(),
+        identifier: "recheck".into(),
+    }
+}
