@@ -14,6 +14,40 @@ use tokio::sync::broadcast;
 pub const SECRET: &str = "test-webhook-secret";
 pub const TEST_KEY: &str = include_str!("../fixtures/test-app-key.pem");
 
+/// Everything this test binary logs, at TRACE, for the test that checks no secret is logged.
+pub fn captured_logs() -> &'static std::sync::Mutex<Vec<u8>> {
+    static LOGS: std::sync::OnceLock<std::sync::Mutex<Vec<u8>>> = std::sync::OnceLock::new();
+    LOGS.get_or_init(Default::default)
+}
+
+struct CaptureWriter;
+
+impl std::io::Write for CaptureWriter {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        captured_logs()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Installs one global subscriber for the whole run (a scoped one would race with the
+/// callsite interest cache of tests running on other threads).
+pub fn init_logs() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_ansi(false)
+            .with_writer(|| CaptureWriter)
+            .try_init();
+    });
+}
+
 /// Generates `sqlite` and `postgres` tests from one `async fn(Db)`.
 #[macro_export]
 macro_rules! both_backends {
@@ -107,7 +141,8 @@ impl Spawn {
         settings.queue.shutdown_grace = Duration::from_secs(5);
         Spawn {
             settings,
-            handler: None,
+            // Without a fake GitHub there is nothing for the product's handler to talk to.
+            handler: Some(Arc::new(repro_gate::handlers::LogOnly)),
             clock: Arc::new(SystemClock),
         }
     }
@@ -130,6 +165,7 @@ impl Spawn {
     /// Talk to a fake GitHub.
     pub fn github(mut self, fake: &crate::fake_github::FakeGitHub) -> Self {
         self.settings.github_api_url = fake.url();
+        self.handler = None;
         self
     }
 
@@ -140,6 +176,7 @@ impl Spawn {
     }
 
     pub async fn start(self) -> TestApp {
+        init_logs();
         let app = app::start(
             self.settings,
             Deps {

@@ -26,6 +26,7 @@ impl Sleeper for RecordingSleeper {
 }
 
 pub fn client(fake: &FakeGitHub, dry_run: bool) -> (GitHub, Arc<RecordingSleeper>) {
+    crate::common::init_logs();
     let sleeper = Arc::new(RecordingSleeper::default());
     let mut config = ClientConfig::new(fake.url());
     config.dry_run = dry_run;
@@ -304,29 +305,9 @@ async fn dry_run_sends_no_write() {
     assert!(writes.is_empty(), "{writes:?}");
 }
 
-/// A writer the test can read back.
-#[derive(Clone, Default)]
-pub struct Capture(pub Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Capture {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-#[tokio::test(flavor = "current_thread")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn logs_never_contain_the_key_the_secret_or_a_token() {
-    let capture = Capture::default();
-    let writer = capture.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    crate::common::init_logs();
     let fake = FakeGitHub::start().await;
     fake.add_repo("acme/pool");
     fake.add_pr("acme/pool", 1, "sha1", "", vec![]);
@@ -341,13 +322,20 @@ async fn logs_never_contain_the_key_the_secret_or_a_token() {
         "hunter2-webhook-secret",
     );
     tracing::info!(?settings, "settings");
-    let text = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
-    assert!(text.contains("dry run"), "the capture works: {text}");
-    assert!(!text.contains("PRIVATE KEY"), "{text}");
-    assert!(!text.contains("hunter2-webhook-secret"), "{text}");
+    // The capture holds every test's logs so far, this one's included.
+    let text =
+        String::from_utf8_lossy(&crate::common::captured_logs().lock().unwrap()).into_owned();
+    assert!(text.contains("dry run: not sending"), "the capture works");
+    assert!(!text.contains("hunter2"), "webhook secret in logs");
+    assert!(!text.contains("PRIVATE KEY"), "private key in logs");
+    assert!(
+        !text.contains(crate::common::SECRET),
+        "webhook secret in logs"
+    );
     let tokens: Vec<String> = fake.with(|w| w.tokens.keys().cloned().collect());
     assert!(!tokens.is_empty());
     for t in tokens {
         assert!(!text.contains(&t), "token {t} in logs");
     }
+    assert!(!text.contains("ghs_"), "an installation token in logs");
 }
