@@ -1,5 +1,6 @@
 //! The command line: `repro-gate <subcommand>`. Every flag also reads its environment variable.
 
+mod audit;
 mod check_body;
 mod classify;
 mod failures;
@@ -41,6 +42,8 @@ pub enum Command {
     Failures(failures::FailuresArgs),
     /// Validate a test-reliability file and print a summary (exit 0 valid, 1 invalid).
     Reliability(failures::ReliabilityArgs),
+    /// Print the command audit log as JSON lines.
+    Audit(audit::AuditArgs),
 }
 
 #[derive(Debug, Args)]
@@ -121,6 +124,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Reliability(args) => failures::run_reliability(args),
         Command::Serve(args) => run_async(serve::run(*args)),
         Command::Migrate(args) => run_async(serve::migrate(args)),
+        Command::Audit(args) => run_async(audit::run(args)),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The integration suite: one binary, the real server on port 0 with a fresh database per test.
 //! Every test runs on SQLite; the same tests run on Postgres when `TEST_DATABASE_URL` is set.
 
+mod commands;
 mod common;
 mod fake_github;
 mod fixtures_real;
@@ -8,3 +9,4 @@ mod gate;
 mod github_client;
 mod intake;
 mod queue;
+mod reliability_comment;

@@ -1,0 +1,304 @@
+//! Maintainer commands end to end: permissions, effects, replies, reactions, audit.
+
+use serde_json::json;
+
+use crate::common::{Db, TestApp};
+use crate::fake_github::FakeGitHub;
+use crate::gate::{RACY_PATCH, REPO, app, deliver_done, pr_event, world};
+
+fn comment(id: u64, user: &str, kind: &str, body: &str, number: u64) -> String {
+    json!({
+        "action": "created",
+        "issue": {"number": number, "pull_request": {"url": "x"}},
+        "comment": {"id": id, "body": body, "user": {"login": user, "type": kind}},
+        "repository": {"full_name": REPO},
+        "installation": {"id": 7}
+    })
+    .to_string()
+}
+
+async fn setup() -> (Db, FakeGitHub, TestApp) {
+    let db = Db::sqlite();
+    let fake = world().await;
+    fake.add_pr(
+        REPO,
+        1,
+        "sha-1",
+        "",
+        vec![("pool/pool.go", Some(RACY_PATCH))],
+    );
+    fake.with(|w| {
+        w.permissions
+            .insert((REPO.into(), "maya".into()), "maintain".into());
+        w.permissions
+            .insert((REPO.into(), "rita".into()), "read".into());
+        w.team_members
+            .insert(("acme".into(), "platform".into()), vec!["tom".into()]);
+    });
+    let mut app = app(&db, &fake).await;
+    deliver_done(
+        &mut app,
+        "pull_request",
+        "open",
+        &pr_event("opened", 1, json!({})),
+    )
+    .await;
+    (db, fake, app)
+}
+
+fn conclusion(fake: &FakeGitHub, sha: &str) -> String {
+    fake.check_runs_for(sha)[0]["conclusion"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_authorised_override_passes_this_commit_only() {
+    let (_db, fake, mut app) = setup().await;
+    assert_eq!(conclusion(&fake, "sha-1"), "failure");
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c1",
+        &comment(
+            500,
+            "maya",
+            "User",
+            "/repro override hotfix for the outage",
+            1,
+        ),
+    )
+    .await;
+    let run = &fake.check_runs_for("sha-1")[0];
+    assert_eq!(run["conclusion"], "success");
+    let summary = run["output"]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("@maya") && summary.contains("hotfix for the outage"),
+        "{summary}"
+    );
+    assert!(fake.with(|w| w.reactions.contains(&(500, "+1".into()))));
+    // A new push is evaluated afresh, and lists the earlier override.
+    fake.set_pr(REPO, 1, |p| p.head_sha = "sha-2".into());
+    deliver_done(
+        &mut app,
+        "pull_request",
+        "push",
+        &pr_event("synchronize", 1, json!({})),
+    )
+    .await;
+    let run = &fake.check_runs_for("sha-2")[0];
+    assert_eq!(run["conclusion"], "failure");
+    assert!(
+        run["output"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("Earlier overrides")
+    );
+    let audit = app
+        .app
+        .store
+        .audit(Some(REPO), Some(1), None)
+        .await
+        .unwrap();
+    assert_eq!(audit.len(), 1);
+    assert!(audit[0].accepted && audit[0].command == "override" && audit[0].actor == "maya");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unauthorised_override_is_refused_with_a_reply_and_audited() {
+    let (_db, fake, mut app) = setup().await;
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c1",
+        &comment(501, "rita", "User", "/repro override trust me", 1),
+    )
+    .await;
+    assert_eq!(conclusion(&fake, "sha-1"), "failure");
+    let replies = fake.comments_on(REPO, 1);
+    assert_eq!(replies.len(), 1);
+    let text = replies[0]["body"].as_str().unwrap();
+    assert!(
+        text.contains("@rita may not") && text.contains("write, maintain or admin"),
+        "{text}"
+    );
+    assert!(fake.with(|w| w.reactions.is_empty()));
+    let audit = app.app.store.audit(None, None, None).await.unwrap();
+    assert_eq!(audit.len(), 1);
+    assert!(!audit[0].accepted);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_and_edited_comments_do_nothing() {
+    let (_db, fake, mut app) = setup().await;
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c1",
+        &comment(502, "ci[bot]", "Bot", "/repro override automated", 1),
+    )
+    .await;
+    assert_eq!(conclusion(&fake, "sha-1"), "failure");
+    let mut edited: serde_json::Value =
+        serde_json::from_str(&comment(503, "maya", "User", "/repro override x", 1)).unwrap();
+    edited["action"] = json!("edited");
+    let a = app
+        .deliver("issue_comment", "c2", &edited.to_string())
+        .await;
+    assert_eq!(a.json["status"], "ignored");
+    assert!(fake.comments_on(REPO, 1).is_empty());
+    assert!(
+        app.app
+            .store
+            .audit(None, None, None)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn not_concurrency_removes_the_label_and_survives_pushes() {
+    let (_db, fake, mut app) = setup().await;
+    assert_eq!(fake.labels_of(REPO, 1), ["concurrency"]);
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c1",
+        &comment(
+            504,
+            "maya",
+            "User",
+            "/repro not-concurrency only renames the pool's metric",
+            1,
+        ),
+    )
+    .await;
+    assert!(fake.labels_of(REPO, 1).is_empty());
+    assert_eq!(conclusion(&fake, "sha-1"), "success");
+    fake.set_pr(REPO, 1, |p| p.head_sha = "sha-3".into());
+    deliver_done(
+        &mut app,
+        "pull_request",
+        "push",
+        &pr_event("synchronize", 1, json!({})),
+    )
+    .await;
+    let run = &fake.check_runs_for("sha-3")[0];
+    assert_eq!(run["conclusion"], "success");
+    assert!(
+        run["output"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("@maya marked this PR as not a concurrency change")
+    );
+    assert!(
+        fake.labels_of(REPO, 1).is_empty(),
+        "an exempt PR is not labelled again"
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_team_listed_as_maintainers_may_override() {
+    let (_db, fake, mut app) = setup().await;
+    fake.put_file(
+        REPO,
+        "main",
+        ".github/repro-gate.yml",
+        "maintainers: [acme/platform]\n",
+    );
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c1",
+        &comment(505, "tom", "User", "/repro override platform call", 1),
+    )
+    .await;
+    assert_eq!(conclusion(&fake, "sha-1"), "success");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn help_and_malformed_commands_reply() {
+    let (_db, fake, mut app) = setup().await;
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c1",
+        &comment(506, "rita", "User", "/repro help", 1),
+    )
+    .await;
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c2",
+        &comment(507, "rita", "User", "/repro overide please", 1),
+    )
+    .await;
+    let replies = fake.comments_on(REPO, 1);
+    assert_eq!(replies.len(), 2);
+    assert!(
+        replies[0]["body"]
+            .as_str()
+            .unwrap()
+            .contains("/repro not-concurrency <reason>")
+    );
+    assert!(
+        replies[1]["body"]
+            .as_str()
+            .unwrap()
+            .contains("Did you mean `/repro override`")
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_audit_command_prints_json_lines() {
+    let (db, _fake, mut app) = setup().await;
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c1",
+        &comment(508, "maya", "User", "/repro override ok", 1),
+    )
+    .await;
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c2",
+        &comment(509, "rita", "User", "/repro override no", 1),
+    )
+    .await;
+    app.stop().await;
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_repro-gate"))
+        .args([
+            "audit",
+            "--repo",
+            REPO,
+            "--pr",
+            "1",
+            "--database-url",
+            &db.url,
+        ])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["actor"], "maya");
+    assert_eq!(lines[0]["accepted"], true);
+    assert_eq!(lines[1]["accepted"], false);
+}
