@@ -65,6 +65,16 @@ pub struct Libtest {
 impl LineParser for Libtest {
     fn line(&mut self, line: &str) {
         let t = line.trim_start();
+        if !(self.in_list
+            || t.starts_with('{')
+            || t.starts_with("----")
+            || t.starts_with("failures:")
+            || line.contains(" ... ")
+            || line.contains("Running")
+            || line.contains("Doc-tests"))
+        {
+            return;
+        }
         if t.starts_with('{') {
             if let Ok(e) = serde_json::from_str::<JsonEvent>(t)
                 && e.kind == "test"
@@ -149,6 +159,9 @@ pub struct Nextest {
 
 impl LineParser for Nextest {
     fn line(&mut self, line: &str) {
+        if !line.contains('[') && !line.contains("Nextest run") && !line.contains("Starting") {
+            return;
+        }
         let Some(m) = nextest_status().captures(line) else {
             if line.trim_start().starts_with("Nextest run ID")
                 || line.contains("Starting ") && line.contains(" binar")

@@ -54,6 +54,16 @@ pub struct Text {
 
 impl LineParser for Text {
     fn line(&mut self, line: &str) {
+        // Cheap prefilter: most lines of a log are none of these.
+        if !(self.in_timeout
+            || line.contains("--- ")
+            || line.starts_with("=== RUN")
+            || line.starts_with("FAIL")
+            || line.starts_with("ok")
+            || line.starts_with("panic: "))
+        {
+            return;
+        }
         if let Some(m) = result_line().captures(line) {
             self.seen = true;
             if let Some(i) = self.running.iter().position(|t| *t == m[2]) {

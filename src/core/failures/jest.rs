@@ -34,6 +34,13 @@ pub struct Text {
 
 impl LineParser for Text {
     fn line(&mut self, line: &str) {
+        let marked = line.contains("FAIL") || line.contains("PASS");
+        if !marked
+            && (self.file.is_none()
+                || !(line.contains('✕') || line.contains('×') || line.contains('●')))
+        {
+            return;
+        }
         if let Some(m) = file_line().captures(line) {
             self.seen = true;
             self.file = (&m[1] == "FAIL").then(|| m[2].to_string());

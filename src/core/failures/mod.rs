@@ -58,6 +58,8 @@ pub struct Report {
 #[derive(Debug, Default)]
 pub struct Collector {
     tests: Vec<(FailedTest, bool)>,
+    /// Name → positions in `tests`: passes of the many tests that never failed cost one lookup.
+    by_name: std::collections::HashMap<String, Vec<usize>>,
 }
 
 impl Collector {
@@ -81,6 +83,10 @@ impl Collector {
         if self.index(package, name).is_some() {
             return;
         }
+        self.by_name
+            .entry(name.to_string())
+            .or_default()
+            .push(self.tests.len());
         self.tests.push((
             FailedTest {
                 name: name.to_string(),
@@ -123,6 +129,14 @@ impl Collector {
                 .iter()
                 .any(|(p, n)| *p == t.package && n.starts_with(&prefix))
         });
+        self.reindex();
+    }
+
+    fn reindex(&mut self) {
+        self.by_name.clear();
+        for (i, (t, _)) in self.tests.iter().enumerate() {
+            self.by_name.entry(t.name.clone()).or_default().push(i);
+        }
     }
 
     pub fn is_empty(&self) -> bool {

@@ -53,6 +53,9 @@ impl Pytest {
 
 impl LineParser for Pytest {
     fn line(&mut self, line: &str) {
+        if !line.contains(".py") {
+            return;
+        }
         if let Some(m) = summary().captures(line) {
             let (s, n) = (m[1].to_string(), m[2].to_string());
             self.record(&s, &n);
