@@ -23,7 +23,7 @@ fn write_log(path: &std::path::Path, mb: usize) {
                 i % 10_000_000
             ));
             chunk.push_str(&format!("2026-11-29T10:00:00.{:07}Z     case_test.go:42: checking value {t} against the expected output of the fixture\n", i % 10_000_000));
-            if t == 7 && i % 97 == 0 {
+            if t == 7 && i.is_multiple_of(97) {
                 chunk.push_str(&format!(
                     "2026-11-29T10:00:00.{:07}Z --- FAIL: TestCase{i}_{t} (0.01s)\n",
                     i % 10_000_000
