@@ -3,6 +3,7 @@
 
 mod commands;
 mod common;
+mod deploy_files;
 mod fake_github;
 mod fixtures_real;
 mod gate;
