@@ -11,3 +11,4 @@ mod github_client;
 mod intake;
 mod queue;
 mod reliability_comment;
+mod replicas;
