@@ -92,17 +92,24 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
     let (events, _) = broadcast::channel(1024);
     let shutdown = CancellationToken::new();
 
-    let handler: Arc<dyn JobHandler> = match (deps.handler, &settings.credentials) {
-        (Some(h), _) => h,
-        (None, Some(creds)) => {
+    let services = match &settings.credentials {
+        Some(creds) => {
             let key = AppKey::from_pem(creds.app_id, &creds.private_key, "GITHUB_APP_PRIVATE_KEY")?;
             let mut config = ClientConfig::new(settings.github_api_url.clone());
             config.dry_run = settings.dry_run;
-            let github = GitHub::new(config, key);
-            Arc::new(Dispatcher {
-                services: Services::new(github, store.clone(), deps.clock.clone()),
-            })
+            Some(Services::new(
+                GitHub::new(config, key),
+                store.clone(),
+                deps.clock.clone(),
+            ))
         }
+        None => None,
+    };
+    let handler: Arc<dyn JobHandler> = match (deps.handler, &services) {
+        (Some(h), _) => h,
+        (None, Some(svc)) => Arc::new(Dispatcher {
+            services: svc.clone(),
+        }),
         // Setup mode: nothing can be done on GitHub yet; jobs are logged.
         (None, None) => Arc::new(LogOnly),
     };
@@ -119,6 +126,13 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
         shutdown.clone(),
     );
 
+    if let Some(svc) = services.clone()
+        && settings.reconcile_minutes > 0
+    {
+        let every = std::time::Duration::from_secs(settings.reconcile_minutes * 60);
+        tokio::spawn(crate::reconcile::run_loop(svc, every, shutdown.clone()));
+    }
+
     let state = AppState {
         store: store.clone(),
         enqueuer,
@@ -129,6 +143,10 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
             .as_ref()
             .map(|c| Arc::new(c.webhook_secrets.clone())),
         missing_credentials: Arc::new(settings.missing_credentials.clone()),
+        setup: Arc::new(crate::server::SetupConfig::new(
+            settings.github_api_url.clone(),
+            settings.env_file.clone(),
+        )),
     };
     let app = router(state);
     tracing::info!(

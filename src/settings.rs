@@ -67,6 +67,10 @@ pub struct Settings {
     /// Which of id, key and secret are missing (for the setup page and log).
     pub missing_credentials: Vec<&'static str>,
     pub queue: QueueSettings,
+    /// Minutes between catch-up passes; 0 turns them off.
+    pub reconcile_minutes: u64,
+    /// Where the setup flow writes the registered App's credentials.
+    pub env_file: std::path::PathBuf,
 }
 
 impl Settings {
@@ -84,6 +88,8 @@ impl Settings {
                 "GITHUB_WEBHOOK_SECRET",
             ],
             queue: QueueSettings::default(),
+            reconcile_minutes: 10,
+            env_file: ".env".into(),
         }
     }
 

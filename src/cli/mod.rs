@@ -101,6 +101,11 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub lease_seconds: u64,
 
+    /// Minutes between catch-up passes (redeliver failed webhooks, evaluate PRs missing a
+    /// check run); 0 turns them off.
+    #[arg(long, env = "REPRO_GATE_RECONCILE_MINUTES", default_value_t = 10)]
+    pub reconcile_minutes: u64,
+
     /// Seconds shutdown waits for in-flight jobs before giving them back to the queue.
     #[arg(long, env = "REPRO_GATE_SHUTDOWN_GRACE_SECONDS", default_value_t = 30)]
     pub shutdown_grace_seconds: u64,

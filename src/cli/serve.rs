@@ -37,6 +37,7 @@ fn settings_from(args: ServeArgs) -> anyhow::Result<Settings> {
     settings.listen = args.listen;
     settings.github_api_url = args.github_api_url;
     settings.dry_run = args.dry_run;
+    settings.reconcile_minutes = args.reconcile_minutes;
     settings.queue = QueueSettings {
         workers: args.workers,
         max_attempts: args.max_attempts,

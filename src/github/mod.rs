@@ -4,6 +4,7 @@
 //! a log line.
 
 mod api;
+pub mod app_api;
 mod auth;
 mod error;
 pub mod transport;

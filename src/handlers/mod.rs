@@ -16,6 +16,7 @@ use events::{
     CheckRunEvent, CheckSuiteEvent, InstallationEvent, IssueCommentEvent, MergeGroupEvent,
     PullRequestEvent, Repository,
 };
+pub use pull_request::evaluate as evaluate_pr;
 
 /// A claimed job with its delivery's payload.
 #[derive(Clone, Debug)]

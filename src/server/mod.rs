@@ -18,6 +18,7 @@ use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
 use tower_http::trace::TraceLayer;
 
 pub use error::ApiError;
+pub use setup::SetupConfig;
 
 use crate::clock::Clock;
 use crate::queue::Enqueuer;
@@ -36,6 +37,7 @@ pub struct AppState {
     /// `None` in setup mode: webhooks answer 503.
     pub webhook_secrets: Option<Arc<Vec<SecretString>>>,
     pub missing_credentials: Arc<Vec<&'static str>>,
+    pub setup: Arc<SetupConfig>,
 }
 
 /// Builds the router.
@@ -49,6 +51,7 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(health::metrics))
         .route("/setup", get(setup::page))
+        .route("/setup/callback", get(setup::callback))
         .layer(CatchPanicLayer::new())
         .layer(TraceLayer::new_for_http())
         .layer(SetSensitiveRequestHeadersLayer::new([

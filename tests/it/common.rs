@@ -139,6 +139,8 @@ impl Spawn {
         settings.queue.retry_cap = Duration::from_millis(5);
         settings.queue.poll_interval = Duration::from_millis(50);
         settings.queue.shutdown_grace = Duration::from_secs(5);
+        // Catch-up passes are tested on their own.
+        settings.reconcile_minutes = 0;
         Spawn {
             settings,
             // Without a fake GitHub there is nothing for the product's handler to talk to.

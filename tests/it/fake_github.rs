@@ -68,6 +68,12 @@ pub struct World {
     pub requests: Vec<Recorded>,
     /// Path substring → faults to answer, in order.
     pub faults: Vec<(String, VecDeque<Fault>)>,
+    /// `/app/hook/deliveries`, newest first.
+    pub hook_deliveries: Vec<Value>,
+    pub redelivery_requests: Vec<u64>,
+    pub installations: Vec<i64>,
+    /// installation → repositories
+    pub installation_repos: HashMap<i64, Vec<String>>,
     next_id: u64,
     pub token_lifetime_secs: i64,
 }
@@ -330,6 +336,48 @@ async fn handle(State(s): State<FakeState>, req: Request) -> Response {
     }
 
     let segs: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    if method == Method::POST
+        && segs.len() == 3
+        && segs[0] == "app-manifests"
+        && segs[2] == "conversions"
+    {
+        return if segs[1] == "good-code" {
+            answer(
+                201,
+                json!({
+                    "id": 4242, "slug": "repro-gate-test", "html_url": "https://github.com/apps/repro-gate-test",
+                    "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIfake\n-----END RSA PRIVATE KEY-----\n",
+                    "webhook_secret": "whsec-from-github"
+                }),
+            )
+        } else {
+            answer(404, json!({"message": "Not Found"}))
+        };
+    }
+    let app_route = segs.first() == Some(&"app")
+        && !(segs.len() == 4 && segs[1] == "installations" && segs[3] == "access_tokens");
+    if app_route {
+        if !auth.as_deref().is_some_and(verify_jwt) {
+            return answer(
+                401,
+                json!({"message": "A JSON web token could not be decoded"}),
+            );
+        }
+        return match (method.clone(), segs.as_slice()) {
+            (Method::GET, ["app", "hook", "deliveries"]) => {
+                answer(200, Value::Array(w.hook_deliveries.clone()))
+            }
+            (Method::POST, ["app", "hook", "deliveries", id, "attempts"]) => {
+                w.redelivery_requests.push(id.parse().unwrap_or(0));
+                answer(202, json!({}))
+            }
+            (Method::GET, ["app", "installations"]) => answer(
+                200,
+                Value::Array(w.installations.iter().map(|i| json!({"id": i})).collect()),
+            ),
+            _ => not_found(),
+        };
+    }
     // App-level: mint a token with a valid JWT.
     if method == Method::POST
         && segs.len() == 4
@@ -358,7 +406,7 @@ async fn handle(State(s): State<FakeState>, req: Request) -> Response {
             .trim_start_matches("token ")
             .to_string()
     });
-    if !token.is_some_and(|t| w.tokens.contains_key(&t)) {
+    if !token.as_ref().is_some_and(|t| w.tokens.contains_key(t)) {
         return answer(401, json!({"message": "Bad credentials"}));
     }
 
@@ -385,7 +433,23 @@ async fn handle(State(s): State<FakeState>, req: Request) -> Response {
         r
     };
 
+    let caller = token
+        .as_ref()
+        .and_then(|t| w.tokens.get(t))
+        .copied()
+        .unwrap_or(0);
     match (method.clone(), segs.as_slice()) {
+        (Method::GET, ["installation", "repositories"]) => {
+            let repos = w
+                .installation_repos
+                .get(&caller)
+                .cloned()
+                .unwrap_or_default();
+            answer(
+                200,
+                json!({"total_count": repos.len(), "repositories": repos.iter().map(|r| json!({"full_name": r})).collect::<Vec<_>>()}),
+            )
+        }
         (Method::GET, ["orgs", org, "teams", team, "memberships", user]) => {
             let members = w
                 .team_members
@@ -422,6 +486,15 @@ async fn handle(State(s): State<FakeState>, req: Request) -> Response {
                         ),
                         None => not_found(),
                     }
+                }
+                (Method::GET, ["pulls"]) => {
+                    let list: Vec<Value> = w
+                        .prs
+                        .iter()
+                        .filter(|((r, _), p)| *r == repo && p.state == "open")
+                        .map(|((_, n), p)| pr_json(*n, p))
+                        .collect();
+                    paged(list)
                 }
                 (Method::GET, ["pulls", n]) => {
                     let n: u64 = n.parse().unwrap_or(0);

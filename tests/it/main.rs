@@ -9,6 +9,7 @@ mod fixtures_real;
 mod gate;
 mod github_client;
 mod intake;
+mod operate;
 mod queue;
 mod reliability_comment;
 mod replicas;

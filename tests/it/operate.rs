@@ -1,0 +1,156 @@
+//! Operating: the App manifest flow in setup mode, and the catch-up pass.
+
+use std::sync::Arc;
+
+use serde_json::json;
+
+use repro_gate::clock::SystemClock;
+use repro_gate::handlers::Services;
+use repro_gate::reconcile::{Limits, run_once};
+
+use crate::common::{Db, Spawn};
+use crate::fake_github::FakeGitHub;
+use crate::gate::{RACY_PATCH, REPO, world};
+use crate::github_client::client;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_manifest_flow_writes_the_credentials_to_env_with_mode_0600() {
+    let db = Db::sqlite();
+    let fake = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let env_file = dir.path().join(".env");
+    std::fs::write(&env_file, "RUST_LOG=debug\nGITHUB_APP_ID=1\n").unwrap();
+    let mut spawn = Spawn::new(&db).setup_mode();
+    spawn.settings.github_api_url = fake.url();
+    spawn.settings.env_file = env_file.clone();
+    let app = spawn.start().await;
+    let (status, page) = app.get("/setup?org=acme").await;
+    assert_eq!(status, 200);
+    assert!(
+        page.contains(&format!(
+            "{}/organizations/acme/settings/apps/new?state=",
+            fake.url()
+        )),
+        "{page}"
+    );
+    assert!(
+        page.contains("&quot;checks&quot;:&quot;write&quot;"),
+        "the manifest is in the form: {page}"
+    );
+    let state = page
+        .split("state=")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_string();
+
+    // A forged state is refused; GitHub's callback with the right one writes the file.
+    assert_eq!(
+        app.get("/setup/callback?code=good-code&state=forged")
+            .await
+            .0,
+        400
+    );
+    let (status, done) = app
+        .get(&format!("/setup/callback?code=good-code&state={state}"))
+        .await;
+    assert_eq!(status, 200, "{done}");
+    assert!(done.contains("installations/new"));
+    let written = std::fs::read_to_string(&env_file).unwrap();
+    assert!(
+        written.contains("RUST_LOG=debug"),
+        "other settings are kept: {written}"
+    );
+    assert!(
+        written.contains("GITHUB_APP_ID=4242") && !written.contains("GITHUB_APP_ID=1\n"),
+        "{written}"
+    );
+    assert!(written.contains("GITHUB_WEBHOOK_SECRET=whsec-from-github"));
+    assert!(written.contains("GITHUB_APP_PRIVATE_KEY=\"-----BEGIN RSA PRIVATE KEY-----\\nMIIfake"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(
+            std::fs::metadata(&env_file).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    // The same state cannot be used twice.
+    assert_eq!(
+        app.get(&format!("/setup/callback?code=good-code&state={state}"))
+            .await
+            .0,
+        400
+    );
+    let logs =
+        String::from_utf8_lossy(&crate::common::captured_logs().lock().unwrap()).into_owned();
+    assert!(
+        !logs.contains("whsec-from-github") && !logs.contains("MIIfake"),
+        "credentials in logs"
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn catch_up_redelivers_failed_deliveries_and_evaluates_prs_without_a_check() {
+    let db = Db::sqlite();
+    let fake = world().await;
+    fake.add_pr(
+        REPO,
+        1,
+        "sha-1",
+        "",
+        vec![("pool/pool.go", Some(RACY_PATCH))],
+    );
+    fake.add_pr(
+        REPO,
+        2,
+        "sha-2",
+        "",
+        vec![("pool/pool.go", Some(RACY_PATCH))],
+    );
+    fake.with(|w| {
+        w.installations = vec![7];
+        w.installation_repos.insert(7, vec![REPO.into()]);
+        w.check_runs.push(json!({"id": 1, "repo": REPO, "name": "repro-gate", "head_sha": "sha-2", "app": {"id": 42}, "conclusion": "success"}));
+        w.hook_deliveries = vec![
+            json!({"id": 11, "guid": "g-ok", "status_code": 202, "event": "pull_request"}),
+            json!({"id": 12, "guid": "g-down", "status_code": 502, "event": "pull_request"}),
+            json!({"id": 13, "guid": "g-stored", "status_code": 500, "event": "pull_request"}),
+            // Failed once, then a redelivery succeeded (newest first).
+            json!({"id": 14, "guid": "g-retried", "status_code": 202, "event": "pull_request", "redelivery": true}),
+            json!({"id": 15, "guid": "g-retried", "status_code": 0, "event": "pull_request"}),
+        ];
+    });
+    let app = Spawn::new(&db).workers(0).start().await;
+    app.deliver(
+        "pull_request",
+        "g-stored",
+        &crate::gate::pr_event("opened", 9, json!({})),
+    )
+    .await;
+    let (gh, _) = client(&fake, false);
+    let svc = Services::new(gh, app.app.store.clone(), Arc::new(SystemClock));
+    let pass = run_once(&svc, Limits::default()).await.unwrap();
+    assert_eq!(fake.with(|w| w.redelivery_requests.clone()), [12]);
+    assert_eq!(pass.redelivered, 1);
+    // PR 1 had no check run for its head: evaluated now. PR 2 had one: left alone.
+    assert_eq!(pass.evaluated, 1);
+    assert_eq!(fake.check_runs_for("sha-1").len(), 1);
+    assert_eq!(fake.check_runs_for("sha-2").len(), 1);
+    // Bounded: with no budget nothing is done.
+    let none = run_once(
+        &svc,
+        Limits {
+            delivery_pages: 1,
+            max_redeliveries: 0,
+            max_evaluations: 0,
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(none, Default::default());
+    app.stop().await;
+}
