@@ -92,3 +92,72 @@ impl TokenCache {
         self.tokens.lock().await.remove(&installation);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PKCS1: &str = include_str!("../../tests/fixtures/test-app-key.pem");
+    const PKCS8: &str = include_str!("../../tests/fixtures/test-app-key.pkcs8.pem");
+
+    #[test]
+    fn both_pem_forms_sign_and_a_bad_key_names_its_variable() {
+        for pem in [PKCS1, PKCS8] {
+            let key = AppKey::from_pem(
+                42,
+                &SecretString::from(pem.to_string()),
+                "GITHUB_APP_PRIVATE_KEY",
+            )
+            .unwrap();
+            let jwt = key.jwt(SystemTime::now()).unwrap();
+            assert_eq!(jwt.expose_secret().split('.').count(), 3);
+        }
+        let err = AppKey::from_pem(
+            42,
+            &SecretString::from("not a key".to_string()),
+            "GITHUB_APP_PRIVATE_KEY_PATH",
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("GITHUB_APP_PRIVATE_KEY_PATH"),
+            "{err}"
+        );
+        assert!(
+            !format!(
+                "{:?}",
+                AppKey::from_pem(1, &SecretString::from(PKCS1.to_string()), "x").unwrap()
+            )
+            .contains("PRIVATE")
+        );
+    }
+
+    #[test]
+    fn tokens_are_refreshed_five_minutes_before_expiry() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let cache = TokenCache::default();
+            let now = UNIX_EPOCH + Duration::from_secs(1_000_000);
+            cache
+                .put(
+                    7,
+                    SecretString::from("t".to_string()),
+                    now + Duration::from_secs(3600),
+                )
+                .await;
+            assert!(
+                cache
+                    .get(7, now + Duration::from_secs(3600 - 301))
+                    .await
+                    .is_some()
+            );
+            assert!(
+                cache
+                    .get(7, now + Duration::from_secs(3600 - 300))
+                    .await
+                    .is_none()
+            );
+        });
+    }
+}

@@ -32,8 +32,12 @@ pub struct Recorded {
 #[derive(Clone, Debug)]
 pub enum Fault {
     Status(u16),
-    RateLimited { reset_in_secs: u64 },
+    RateLimited {
+        reset_in_secs: u64,
+    },
     RetryAfter(u64),
+    /// Answer normally, but only after this many milliseconds.
+    Slow(u64),
 }
 
 #[derive(Default)]
@@ -285,6 +289,20 @@ async fn handle(State(s): State<FakeState>, req: Request) -> Response {
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
+    // A slow answer: wait without holding the world.
+    let delay = {
+        let mut w = s.world.lock().unwrap();
+        let slow = w.faults.iter().position(|(p, q)| {
+            path.contains(p.as_str()) && matches!(q.front(), Some(Fault::Slow(_)))
+        });
+        match slow.and_then(|i| w.faults[i].1.pop_front()) {
+            Some(Fault::Slow(ms)) => Some(ms),
+            _ => None,
+        }
+    };
+    if let Some(ms) = delay {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    }
     let mut w = s.world.lock().unwrap();
     w.requests.push(Recorded {
         method: method.to_string(),
@@ -322,6 +340,7 @@ async fn handle(State(s): State<FakeState>, req: Request) -> Response {
                         .insert("x-ratelimit-reset", reset.to_string().parse().unwrap());
                     r
                 }
+                Fault::Slow(_) => unreachable!("handled above"),
                 Fault::RetryAfter(secs) => {
                     let mut r = answer(
                         429,

@@ -156,6 +156,36 @@ async fn a_502_on_create_is_not_blindly_resent() {
 }
 
 #[tokio::test]
+async fn a_slow_answer_times_out_and_the_read_is_retried() {
+    let fake = FakeGitHub::start().await;
+    fake.add_repo("acme/pool");
+    fake.add_pr("acme/pool", 1, "sha1", "", vec![]);
+    // The token is minted first, then the PR read is slow once.
+    let (_, _) = client(&fake, false);
+    let sleeper = Arc::new(RecordingSleeper::default());
+    let mut config = ClientConfig::new(fake.url());
+    config.timeout = Duration::from_millis(300);
+    config.sleeper = sleeper.clone();
+    let key = AppKey::from_pem(
+        APP_ID,
+        &SecretString::from(TEST_KEY.to_string()),
+        "GITHUB_APP_PRIVATE_KEY",
+    )
+    .unwrap();
+    let gh = GitHub::new(config, key);
+    fake.inject("/pulls/1", vec![Fault::Slow(3_000)]);
+    let pr = gh.pull_request(7, &repo(), 1).await.unwrap();
+    assert_eq!(pr.head_sha, "sha1");
+    assert_eq!(
+        sleeper.0.lock().unwrap().len(),
+        1,
+        "one backoff after the timeout"
+    );
+    // (The timed-out request is not in the fake's record: the client hung up before the fake
+    // answered, and the fake records a request when it answers.)
+}
+
+#[tokio::test]
 async fn rate_limits_wait_until_reset_or_retry_after() {
     let fake = FakeGitHub::start().await;
     fake.add_repo("acme/pool");
