@@ -2,12 +2,12 @@
 
 use crate::core::render::CHECK_NAME;
 use crate::core::verdict::Conclusion;
-use crate::github::types::{CheckRunWrite, RepoName};
+use crate::github::types::RepoName;
 
 use super::JobError;
 use super::context::{Services, gh};
 use super::events::{CheckRunEvent, CheckSuiteEvent, MergeGroupEvent, merge_group_prs};
-use super::pull_request::{assess, evaluate, recheck_action};
+use super::pull_request::{assess, evaluate, gate_check_run};
 
 /// PRs of a commit: the payload's list, else the commit's PRs (forks leave the list empty).
 async fn prs_for(
@@ -43,27 +43,21 @@ pub async fn on_check_run(
         .iter()
         .map(|p| p.number)
         .collect();
+    let recheck = ev
+        .requested_action
+        .as_ref()
+        .is_some_and(|a| a.identifier == "recheck");
+    let rerun_of_ours = ours || ev.check_run.name == CHECK_NAME;
     match ev.action.as_str() {
-        "requested_action"
-            if ev
-                .requested_action
-                .as_ref()
-                .is_some_and(|a| a.identifier == "recheck") =>
-        {
-            for n in prs_for(svc, inst, repo, &listed, &ev.check_run.head_sha).await? {
-                evaluate(svc, inst, repo, n).await?;
-            }
-            Ok(())
-        }
-        "rerequested" if ours || ev.check_run.name == CHECK_NAME => {
-            for n in prs_for(svc, inst, repo, &listed, &ev.check_run.head_sha).await? {
-                evaluate(svc, inst, repo, n).await?;
-            }
-            Ok(())
-        }
-        "completed" if !ours => super::failures::on_failed_check(svc, inst, repo, ev).await,
-        _ => Ok(()),
+        "requested_action" if recheck => {}
+        "rerequested" if rerun_of_ours => {}
+        "completed" if !ours => return super::failures::on_failed_check(svc, inst, repo, ev).await,
+        _ => return Ok(()),
     }
+    for n in prs_for(svc, inst, repo, &listed, &ev.check_run.head_sha).await? {
+        evaluate(svc, inst, repo, n).await?;
+    }
+    Ok(())
 }
 
 pub async fn on_check_suite(
@@ -142,15 +136,7 @@ pub async fn on_merge_group(
             ),
         )
     };
-    let run = CheckRunWrite {
-        name: CHECK_NAME.into(),
-        head_sha: ev.merge_group.head_sha.clone(),
-        conclusion: conclusion.into(),
-        title,
-        summary,
-        text: None,
-        actions: vec![recheck_action()],
-    };
+    let run = gate_check_run(&ev.merge_group.head_sha, conclusion, title, summary);
     svc.github
         .upsert_check_run(inst, repo, &run)
         .await

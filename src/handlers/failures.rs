@@ -19,6 +19,22 @@ fn actions_job_id(details_url: &str) -> Option<u64> {
         .ok()
 }
 
+/// The PR's reliability comment, if there is one.
+async fn reliability_comment(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    pr: u64,
+) -> Result<Option<crate::github::types::Comment>, JobError> {
+    Ok(svc
+        .github
+        .comments(inst, repo, pr)
+        .await
+        .map_err(gh)?
+        .into_iter()
+        .find(|c| c.body.contains(MARKER)))
+}
+
 pub async fn on_failed_check(
     svc: &Services,
     inst: i64,
@@ -43,13 +59,7 @@ pub async fn on_failed_check(
         // A check that passes later: its section (if any) says so.
         if run.conclusion.as_deref() == Some("success") {
             for pr in prs {
-                let existing = svc
-                    .github
-                    .comments(inst, repo, pr)
-                    .await
-                    .map_err(gh)?
-                    .into_iter()
-                    .find(|c| c.body.contains(MARKER));
+                let existing = reliability_comment(svc, inst, repo, pr).await?;
                 if let Some(c) = existing
                     && comment::sections(&c.body)
                         .iter()
@@ -174,13 +184,7 @@ pub async fn on_failed_check(
     }
     let section = comment::section(&run.name, &run.head_sha, &rows, file_error.as_deref());
     for pr in prs {
-        let existing = svc
-            .github
-            .comments(inst, repo, pr)
-            .await
-            .map_err(gh)?
-            .into_iter()
-            .find(|c| c.body.contains(MARKER));
+        let existing = reliability_comment(svc, inst, repo, pr).await?;
         let body = comment::compose(
             existing.as_ref().map(|c| c.body.as_str()),
             &run.name,

@@ -145,15 +145,12 @@ pub async fn evaluate(
             .map_err(gh)?;
     }
     let text = render::check_run(&gate.input(), &decision);
-    let run = CheckRunWrite {
-        name: CHECK_NAME.into(),
-        head_sha: gate.pr.head_sha.clone(),
-        conclusion: decision.conclusion.as_str().into(),
-        title: text.title,
-        summary: text.summary,
-        text: None,
-        actions: vec![recheck_action()],
-    };
+    let run = gate_check_run(
+        &gate.pr.head_sha,
+        decision.conclusion.as_str(),
+        text.title,
+        text.summary,
+    );
     svc.github
         .upsert_check_run(inst, repo, &run)
         .await
@@ -162,7 +159,25 @@ pub async fn evaluate(
     Ok(())
 }
 
-pub fn recheck_action() -> CheckAction {
+/// The `repro-gate` check run for a SHA, with its Re-check button.
+pub fn gate_check_run(
+    head_sha: &str,
+    conclusion: &str,
+    title: String,
+    summary: String,
+) -> CheckRunWrite {
+    CheckRunWrite {
+        name: CHECK_NAME.into(),
+        head_sha: head_sha.to_string(),
+        conclusion: conclusion.to_string(),
+        title,
+        summary,
+        text: None,
+        actions: vec![recheck_action()],
+    }
+}
+
+fn recheck_action() -> CheckAction {
     CheckAction {
         label: "Re-check".into(),
         description: "Evaluate the PR description again".into(),
