@@ -39,7 +39,7 @@ re!(
 );
 re!(
     java_test,
-    r"\b([A-Z]\w*(?:Test|Tests|IT|Stress)(?:[#.][a-z]\w*)?)\b"
+    r"\b([A-Z][a-z0-9]\w*(?:Test|Tests|IT|Stress)(?:[#.][a-z]\w*)?)\b"
 );
 re!(
     test_key,
@@ -71,7 +71,14 @@ pub fn tests_in(text: &str) -> Vec<String> {
         }
     };
     for c in test_key().captures_iter(text) {
-        push(&c[1]);
+        // `Tests: ran locally` is prose; a test id has a shape.
+        let v = &c[1];
+        let shaped = v.contains(['_', ':', '/', '.', '#'])
+            || v.chars().next().is_some_and(char::is_uppercase)
+            || v.chars().any(|ch| ch.is_ascii_digit());
+        if shaped {
+            push(v);
+        }
     }
     for re in [
         pytest_id(),
@@ -194,7 +201,14 @@ re!(
 pub fn seeds_in(text: &str) -> Vec<SeedHit> {
     let mut hits = Vec::new();
     let mut push = |form: &'static str, v: &str| {
-        if !is_placeholder(v) && !hits.iter().any(|h: &SeedHit| h.value == v) {
+        // A free-form seed has digits (`7311`, `0x5eed`); `seed: initial_data` is data. Tool
+        // formats (Hypothesis blobs, proptest, shuttle) are seeds by their shape.
+        let generic = matches!(
+            form,
+            "seed field" | "seed" | "--seed flag" | "environment seed"
+        );
+        let seedlike = !generic || v.chars().any(|c| c.is_ascii_digit());
+        if seedlike && !is_placeholder(v) && !hits.iter().any(|h: &SeedHit| h.value == v) {
             hits.push(SeedHit {
                 form,
                 value: v.to_string(),

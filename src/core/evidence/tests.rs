@@ -80,6 +80,16 @@ fn free_form_seeds_with_their_test_are_evidence() {
 }
 
 #[test]
+fn prose_that_looks_like_fields_is_not_a_seed_or_a_test() {
+    // Database seeds, "Tests:" lines and capitalised words ending in IT are not evidence.
+    let v = verdict(
+        "Updates the seed: initial_users data.\n\nTests: ran locally\n\nRATE LIMIT raised for seed: 1234.",
+    );
+    assert!(!v.satisfied, "{v:?}");
+    assert!(codes(&v).contains(&"no-test-named".to_string()), "{v:?}");
+}
+
+#[test]
 fn a_seed_without_a_test_is_a_problem() {
     let v = verdict("I used seed: 7311 and the race shows up.");
     assert!(!v.satisfied);
