@@ -76,12 +76,18 @@ async fn worker_loop(pool: WorkerPool, owner: String, shutdown: CancellationToke
 }
 
 async fn run_one(pool: &WorkerPool, job: ClaimedJob, shutdown: &CancellationToken) {
+    // The serial key is `owner/repo#pr` for PR work: the span names both.
+    let (repository, pr) = match job.serial_key.split_once('#') {
+        Some((repo, pr)) => (repo, pr.parse::<u64>().ok()),
+        None => (job.serial_key.split('@').next().unwrap_or(""), None),
+    };
     let span = tracing::info_span!(
         "job",
         job_id = job.id,
         delivery = %job.delivery_id,
         event = %job.event,
-        key = %job.serial_key,
+        repository = %repository,
+        pr = pr,
         attempt = job.attempts,
     );
     async {
