@@ -160,12 +160,9 @@ impl Store {
             return Ok(Vec::new());
         }
         let inserted: std::collections::HashSet<String> = match self {
-            Store::Sqlite(pool) => {
-                let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
-                let ids = insert_batch!(sqlx::Sqlite, &mut *tx, batch, now_ms);
-                tx.commit().await?;
-                ids
-            }
+            // One statement, one round trip to SQLite's worker thread: the trigger of
+            // migration 0003 enqueues each new delivery's job inside the same statement.
+            Store::Sqlite(pool) => sqlite::insert_deliveries(pool, batch).await?,
             Store::Postgres(pool) => {
                 let mut tx = pool.begin().await?;
                 let ids = insert_batch!(sqlx::Postgres, &mut *tx, batch, now_ms);

@@ -30,6 +30,34 @@ pub(super) async fn connect(url: &str) -> anyhow::Result<SqlitePool> {
         .context("opening the SQLite database")
 }
 
+/// Inserts a batch in one `INSERT … ON CONFLICT DO NOTHING RETURNING` statement; the
+/// `deliveries_enqueue` trigger adds a job per inserted row. Returns the inserted ids.
+pub(super) async fn insert_deliveries(
+    pool: &SqlitePool,
+    batch: &[super::NewDelivery],
+) -> anyhow::Result<std::collections::HashSet<String>> {
+    let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+        "INSERT INTO deliveries (delivery_id, event, action, installation_id, repository, received_at_ms, payload, payload_encoding, serial_key) ",
+    );
+    q.push_values(batch.iter(), |mut row, d| {
+        row.push_bind(d.delivery_id.clone())
+            .push_bind(d.event.clone())
+            .push_bind(d.action.clone())
+            .push_bind(d.installation_id)
+            .push_bind(d.repository.clone())
+            .push_bind(d.received_at_ms)
+            .push_bind(d.payload.bytes.to_vec())
+            .push_bind(d.payload.encoding)
+            .push_bind(d.serial_key.clone());
+    });
+    q.push(" ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id");
+    Ok(q.build_query_scalar::<String>()
+        .fetch_all(pool)
+        .await?
+        .into_iter()
+        .collect())
+}
+
 /// One UPDATE … RETURNING statement: SQLite takes the write lock when the statement starts, so
 /// the choice of job and the check that its serial key is free happen atomically.
 pub(super) async fn claim_job(
