@@ -80,21 +80,20 @@ async fn write_batch(
     batch: &mut Vec<(NewDelivery, Reply)>,
     new_jobs: &Notify,
 ) {
-    let deliveries: Vec<NewDelivery> = batch.iter().map(|(d, _)| d.clone()).collect();
-    let result = store.insert_deliveries(&deliveries, clock.now_ms()).await;
-    match result {
+    let (deliveries, replies): (Vec<NewDelivery>, Vec<Reply>) = batch.drain(..).unzip();
+    match store.insert_deliveries(&deliveries, clock.now_ms()).await {
         Ok(outcomes) => {
             if outcomes.contains(&InsertOutcome::Queued) {
                 new_jobs.notify_waiters();
             }
-            for ((_, reply), outcome) in batch.drain(..).zip(outcomes) {
+            for (reply, outcome) in replies.into_iter().zip(outcomes) {
                 let _ = reply.send(Ok(outcome));
             }
         }
         Err(err) => {
-            tracing::error!(error = %format!("{err:#}"), batch = batch.len(), "storing deliveries failed");
             let message = format!("{err:#}");
-            for (_, reply) in batch.drain(..) {
+            tracing::error!(error = %message, batch = deliveries.len(), "storing deliveries failed");
+            for reply in replies {
                 let _ = reply.send(Err(EnqueueError::Store(message.clone())));
             }
         }
