@@ -89,7 +89,7 @@ fn instruction(row: &Row) -> String {
 pub fn section(check: &str, sha: &str, rows: &[Row], file_error: Option<&str>) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{SECTION_START}{} -->", md(check).replace("--", "- -"));
-    let short = &sha[..sha.len().min(7)];
+    let short: String = sha.chars().take(7).collect();
     let _ = writeln!(s, "### ❌ `{}` failed on `{short}`\n", md(check));
     if let Some(e) = file_error {
         let _ = writeln!(
@@ -137,7 +137,7 @@ pub fn section(check: &str, sha: &str, rows: &[Row], file_error: Option<&str>) -
 
 /// A section saying the check passed on a newer commit.
 pub fn passed_section(check: &str, sha: &str) -> String {
-    let short = &sha[..sha.len().min(7)];
+    let short: String = sha.chars().take(7).collect();
     format!(
         "{SECTION_START}{} -->\n### ✅ `{}` passed on `{short}`\n\nIt failed on an earlier commit; the failures listed before are no longer current.\n{SECTION_END}",
         md(check).replace("--", "- -"),

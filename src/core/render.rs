@@ -144,8 +144,8 @@ pub fn check_run(input: &GateInput<'_>, decision: &Decision) -> CheckText {
                 "- `{}` by @{} on {}: \"{}\"",
                 w.head_sha
                     .as_deref()
-                    .map(|h| &h[..h.len().min(7)])
-                    .unwrap_or("?"),
+                    .map(|h| h.chars().take(7).collect::<String>())
+                    .unwrap_or_else(|| "?".into()),
                 w.by,
                 w.at,
                 md(&w.reason)

@@ -172,6 +172,7 @@ pub fn clean_line(raw: &str) -> std::borrow::Cow<'_, str> {
         && s.as_bytes()[4] == b'-'
         && s.as_bytes()[10] == b'T'
         && let Some((stamp, rest)) = s.split_once(' ')
+        && stamp.len() >= 20
         && stamp.ends_with('Z')
         && stamp.as_bytes()[..4].iter().all(u8::is_ascii_digit)
     {
