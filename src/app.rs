@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use axum::serve::ListenerExt as _;
 use tokio::sync::{Notify, broadcast};
 use tokio_util::sync::CancellationToken;
 
@@ -160,6 +161,10 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
     let stop = shutdown.clone();
     let task_store = store.clone();
     let task = tokio::spawn(async move {
+        // Small JSON answers to keep-alive requests: send them at once (no Nagle delay).
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let served = axum::serve(listener, app)
             .with_graceful_shutdown(async move { stop.cancelled().await })
             .await
