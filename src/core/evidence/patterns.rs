@@ -489,7 +489,7 @@ re!(
 );
 re!(
     clean_race,
-    r"(?i)\brace\s+detector\b[^.\n]{0,40}\b(?:clean|passe[sd]|found\s+nothing|(?:reported|reports|finds|found)\s+no)|\bno\s+(?:data\s+)?races?\s+(?:detected|found|reported)\b|-race\b[^.\n]{0,30}\b(?:clean|passes|is\s+green)"
+    r"(?i)\brace\s+detector\b[^.\n]{0,40}\b(?:clean|passe[sd]|found\s+nothing|(?:reported|reports|finds|found)\s+no)|\bno\s+(?:data\s+)?races?\s+(?:detected|found|reported)\b|-race\b[^.\n]{0,40}\b(?:clean|pass(?:es|ed)?|green)\b"
 );
 re!(
     goroutine_dump,
