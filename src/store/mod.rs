@@ -37,59 +37,8 @@ pub enum Store {
     Postgres(PgPool),
 }
 
-/// Inserts the batch's deliveries (skipping ids already stored) and one job per delivery
-/// inserted; evaluates to the set of inserted delivery ids.
-macro_rules! insert_batch {
-    ($db:ty, $conn:expr, $batch:expr, $now:expr) => {{
-        let mut q = sqlx::QueryBuilder::<$db>::new(
-            "INSERT INTO deliveries (delivery_id, event, action, installation_id, repository, received_at_ms, payload, payload_encoding) ",
-        );
-        q.push_values($batch.iter(), |mut row, d| {
-            row.push_bind(d.delivery_id.clone())
-                .push_bind(d.event.clone())
-                .push_bind(d.action.clone())
-                .push_bind(d.installation_id)
-                .push_bind(d.repository.clone())
-                .push_bind(d.received_at_ms)
-                .push_bind(d.payload.bytes.to_vec())
-                .push_bind(d.payload.encoding);
-        });
-        q.push(" ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id");
-        let ids: std::collections::HashSet<String> = q
-            .build_query_scalar::<String>()
-            .fetch_all(&mut *$conn)
-            .await?
-            .into_iter()
-            .collect();
-        if !ids.is_empty() {
-            let fresh = first_occurrences($batch, &ids);
-            let mut q = sqlx::QueryBuilder::<$db>::new(
-                "INSERT INTO jobs (delivery_id, event, action, serial_key, state, attempts, run_at_ms, created_at_ms, updated_at_ms) ",
-            );
-            let new_jobs = $batch
-                .iter()
-                .zip(&fresh)
-                .filter(|(_, o)| **o == InsertOutcome::Queued)
-                .map(|(d, _)| d);
-            q.push_values(new_jobs, |mut row, d| {
-                row.push_bind(d.delivery_id.clone())
-                    .push_bind(d.event.clone())
-                    .push_bind(d.action.clone())
-                    .push_bind(d.serial_key.clone())
-                    .push_bind("queued")
-                    .push_bind(0i32)
-                    .push_bind($now)
-                    .push_bind($now)
-                    .push_bind($now);
-            });
-            q.build().execute(&mut *$conn).await?;
-        }
-        ids
-    }};
-}
-
 /// `Queued` for the first entry of each inserted id, `Duplicate` for everything else.
-fn first_occurrences(
+pub(crate) fn first_occurrences(
     batch: &[NewDelivery],
     inserted: &std::collections::HashSet<String>,
 ) -> Vec<InsertOutcome> {
@@ -163,12 +112,7 @@ impl Store {
             // One statement, one round trip to SQLite's worker thread: the trigger of
             // migration 0003 enqueues each new delivery's job inside the same statement.
             Store::Sqlite(pool) => sqlite::insert_deliveries(pool, batch).await?,
-            Store::Postgres(pool) => {
-                let mut tx = pool.begin().await?;
-                let ids = insert_batch!(sqlx::Postgres, &mut *tx, batch, now_ms);
-                tx.commit().await?;
-                ids
-            }
+            Store::Postgres(pool) => postgres::insert_deliveries(pool, batch, now_ms).await?,
         };
         Ok(first_occurrences(batch, &inserted))
     }

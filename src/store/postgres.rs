@@ -4,7 +4,7 @@ use anyhow::Context as _;
 use sqlx::PgPool;
 use sqlx::postgres::PgPoolOptions;
 
-use super::ClaimedJob;
+use super::{ClaimedJob, InsertOutcome, NewDelivery, first_occurrences};
 
 pub(super) async fn connect(url: &str) -> anyhow::Result<PgPool> {
     PgPoolOptions::new()
@@ -12,6 +12,63 @@ pub(super) async fn connect(url: &str) -> anyhow::Result<PgPool> {
         .connect(url)
         .await
         .context("connecting to Postgres")
+}
+
+/// Inserts a batch in one transaction of two multi-row statements: the deliveries (skipping ids
+/// already stored) and a job for each delivery inserted. Returns the inserted ids.
+pub(super) async fn insert_deliveries(
+    pool: &PgPool,
+    batch: &[NewDelivery],
+    now_ms: i64,
+) -> anyhow::Result<std::collections::HashSet<String>> {
+    let mut tx = pool.begin().await?;
+    let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new(
+        "INSERT INTO deliveries (delivery_id, event, action, installation_id, repository, received_at_ms, payload, payload_encoding, serial_key) ",
+    );
+    q.push_values(batch.iter(), |mut row, d| {
+        row.push_bind(d.delivery_id.as_str())
+            .push_bind(d.event.as_str())
+            .push_bind(d.action.as_deref())
+            .push_bind(d.installation_id)
+            .push_bind(d.repository.as_deref())
+            .push_bind(d.received_at_ms)
+            .push_bind(d.payload.bytes.as_ref())
+            .push_bind(d.payload.encoding)
+            .push_bind(d.serial_key.as_str());
+    });
+    q.push(" ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id");
+    let ids: std::collections::HashSet<String> = q
+        .build_query_scalar::<String>()
+        .fetch_all(&mut *tx)
+        .await?
+        .into_iter()
+        .collect();
+    let fresh = first_occurrences(batch, &ids);
+    let new_jobs: Vec<&NewDelivery> = batch
+        .iter()
+        .zip(&fresh)
+        .filter(|(_, o)| **o == InsertOutcome::Queued)
+        .map(|(d, _)| d)
+        .collect();
+    if !new_jobs.is_empty() {
+        let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new(
+            "INSERT INTO jobs (delivery_id, event, action, serial_key, state, attempts, run_at_ms, created_at_ms, updated_at_ms) ",
+        );
+        q.push_values(new_jobs, |mut row, d| {
+            row.push_bind(d.delivery_id.as_str())
+                .push_bind(d.event.as_str())
+                .push_bind(d.action.as_deref())
+                .push_bind(d.serial_key.as_str())
+                .push_bind("queued")
+                .push_bind(0i32)
+                .push_bind(now_ms)
+                .push_bind(now_ms)
+                .push_bind(now_ms);
+        });
+        q.build().execute(&mut *tx).await?;
+    }
+    tx.commit().await?;
+    Ok(ids)
 }
 
 /// Candidates are locked with `FOR UPDATE SKIP LOCKED`, so replicas never wait on each other's
