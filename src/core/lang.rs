@@ -116,7 +116,11 @@ pub fn is_generated_path(path: &str) -> bool {
         || name.ends_with(".designer.cs")
         || name.ends_with(".min.js")
         || name.ends_with(".d.ts")
-        || components(path).any(|c| c == "generated" || c == "__generated__" || c == "gen")
+        || name.starts_with("mock_")
+        || name.ends_with("_mock.go")
+        || name.ends_with("_mocks.go")
+        || components(path)
+            .any(|c| c == "generated" || c == "__generated__" || c == "gen" || c == "mocks")
 }
 
 /// True when a hunk carries a "generated, do not edit" banner.
@@ -520,6 +524,9 @@ mod tests {
         assert!(is_vendored("vendor/github.com/x/y.go"));
         assert!(is_vendored("third_party/abseil/mutex.cc"));
         assert!(is_generated_path("api/v1/pool.pb.go"));
+        assert!(is_generated_path("internal/pool/mocks/pool.go"));
+        assert!(is_generated_path("internal/pool/mock_pool.go"));
+        assert!(!is_generated_path("internal/pool/mockery_config.go"));
         assert!(is_documentation("docs/concurrency.md"));
         assert!(is_documentation("README.md"));
         assert!(!is_documentation("src/doc.go"));
