@@ -53,7 +53,13 @@ pub fn router(state: AppState) -> Router {
         .route("/setup", get(setup::page))
         .route("/setup/callback", get(setup::callback))
         .layer(CatchPanicLayer::new())
-        .layer(TraceLayer::new_for_http())
+        // Rejections (401, 503 in setup mode) are expected traffic, counted in metrics and
+        // logged by the handlers: tower-http's default ERROR line per 5xx would be noise.
+        .layer(
+            TraceLayer::new_for_http().on_failure(
+                tower_http::trace::DefaultOnFailure::new().level(tracing::Level::DEBUG),
+            ),
+        )
         .layer(SetSensitiveRequestHeadersLayer::new([
             http::header::AUTHORIZATION,
             http::HeaderName::from_static("x-hub-signature-256"),
