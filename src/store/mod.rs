@@ -16,6 +16,29 @@ macro_rules! on_pool {
     };
 }
 
+/// The batch `INSERT INTO deliveries … ON CONFLICT DO NOTHING RETURNING delivery_id`, the same
+/// on both backends (only the builder's database type differs).
+macro_rules! deliveries_insert {
+    ($db:ty, $batch:expr) => {{
+        let mut q = sqlx::QueryBuilder::<$db>::new(
+            "INSERT INTO deliveries (delivery_id, event, action, installation_id, repository, received_at_ms, payload, payload_encoding, serial_key) ",
+        );
+        q.push_values($batch.iter(), |mut row, d| {
+            row.push_bind(d.delivery_id.as_str())
+                .push_bind(d.event.as_str())
+                .push_bind(d.action.as_deref())
+                .push_bind(d.installation_id)
+                .push_bind(d.repository.as_deref())
+                .push_bind(d.received_at_ms)
+                .push_bind(d.payload.bytes.as_ref())
+                .push_bind(d.payload.encoding)
+                .push_bind(d.serial_key.as_str());
+        });
+        q.push(" ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id");
+        q
+    }};
+}
+
 mod payload;
 mod postgres;
 mod records;

@@ -22,21 +22,7 @@ pub(super) async fn insert_deliveries(
     now_ms: i64,
 ) -> anyhow::Result<std::collections::HashSet<String>> {
     let mut tx = pool.begin().await?;
-    let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new(
-        "INSERT INTO deliveries (delivery_id, event, action, installation_id, repository, received_at_ms, payload, payload_encoding, serial_key) ",
-    );
-    q.push_values(batch.iter(), |mut row, d| {
-        row.push_bind(d.delivery_id.as_str())
-            .push_bind(d.event.as_str())
-            .push_bind(d.action.as_deref())
-            .push_bind(d.installation_id)
-            .push_bind(d.repository.as_deref())
-            .push_bind(d.received_at_ms)
-            .push_bind(d.payload.bytes.as_ref())
-            .push_bind(d.payload.encoding)
-            .push_bind(d.serial_key.as_str());
-    });
-    q.push(" ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id");
+    let mut q = deliveries_insert!(sqlx::Postgres, batch);
     let ids: std::collections::HashSet<String> = q
         .build_query_scalar::<String>()
         .fetch_all(&mut *tx)
