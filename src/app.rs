@@ -12,7 +12,10 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::{Clock, SystemClock};
 use crate::github::{AppKey, ClientConfig, GitHub};
 use crate::handlers::{Dispatcher, JobHandler, LogOnly, Services};
-use crate::queue::{Enqueuer, QueueEvent, WorkerPool, spawn_workers};
+use crate::queue::{
+    Enqueuer, Maintenance, Queue, QueueEvent, Task, WorkerPool, periodically, replica_id,
+    spawn_workers,
+};
 use crate::server::{AppState, router};
 use crate::settings::Settings;
 use crate::store::Store;
@@ -38,6 +41,8 @@ impl Default for Deps {
 pub struct RunningApp {
     pub addr: SocketAddr,
     pub store: Store,
+    /// Submits typed work to this service's queue.
+    pub queue: Queue,
     events: broadcast::Sender<QueueEvent>,
     shutdown: CancellationToken,
     task: tokio::task::JoinHandle<anyhow::Result<()>>,
@@ -84,6 +89,19 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
     }
 
     let new_jobs = Arc::new(Notify::new());
+    let replica = replica_id();
+    let maintenance = Maintenance {
+        store: store.clone(),
+        clock: deps.clock.clone(),
+        replica: replica.clone(),
+        beat: settings.queue.heartbeat,
+        dead_after: settings.queue.dead_after,
+        retention: settings.queue.retention,
+        prune_every: std::time::Duration::from_secs(3600),
+    };
+    // Before any worker claims: what a killed process held is released now, not after its lease.
+    maintenance.start().await?;
+    let queue = Queue::new(store.clone(), deps.clock.clone(), new_jobs.clone());
     let writers = match store {
         Store::Sqlite(_) => 1,
         Store::Postgres(_) => 4,
@@ -102,6 +120,7 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
                 GitHub::new(config, key),
                 store.clone(),
                 deps.clock.clone(),
+                queue.clone(),
             ))
         }
         None => None,
@@ -122,16 +141,22 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
             settings: settings.queue.clone(),
             new_jobs,
             events: events.clone(),
-            owner_prefix: format!("{}-{}", hostname(), std::process::id()),
+            replica: replica.clone(),
         },
         shutdown.clone(),
     );
+    let maintenance_task = tokio::spawn(maintenance.clone().run(shutdown.clone()));
 
-    if let Some(svc) = services.clone()
-        && settings.reconcile_minutes > 0
-    {
+    // Catch-up passes are jobs: on start and once per slot, however many replicas run.
+    if services.is_some() && settings.reconcile_minutes > 0 {
         let every = std::time::Duration::from_secs(settings.reconcile_minutes * 60);
-        tokio::spawn(crate::reconcile::run_loop(svc, every, shutdown.clone()));
+        tokio::spawn(periodically(
+            queue.clone(),
+            deps.clock.clone(),
+            Task::CatchUp,
+            every,
+            shutdown.clone(),
+        ));
     }
 
     let state = AppState {
@@ -153,6 +178,7 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
     tracing::info!(
         %addr,
         backend = store.backend(),
+        %replica,
         workers = settings.queue.workers,
         dry_run = settings.dry_run,
         "repro-gate listening"
@@ -175,6 +201,8 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
         }
         let mut workers = workers;
         while workers.join_next().await.is_some() {}
+        let _ = maintenance_task.await;
+        maintenance.stop().await;
         task_store.close().await;
         tracing::info!("repro-gate stopped");
         served
@@ -183,12 +211,9 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
     Ok(RunningApp {
         addr,
         store,
+        queue,
         events,
         shutdown,
         task,
     })
-}
-
-fn hostname() -> String {
-    std::env::var("HOSTNAME").unwrap_or_else(|_| "repro-gate".into())
 }

@@ -11,7 +11,6 @@ pub mod core;
 pub mod github;
 pub mod handlers;
 pub mod queue;
-pub mod reconcile;
 pub mod server;
 pub mod settings;
 pub mod store;

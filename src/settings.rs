@@ -40,7 +40,17 @@ pub struct QueueSettings {
     pub poll_interval: Duration,
     /// How long shutdown waits for in-flight jobs before giving them back to the queue.
     pub shutdown_grace: Duration,
+    /// How often this process records that it is alive.
+    pub heartbeat: Duration,
+    /// A replica silent this long is dead: its running jobs are released (Postgres).
+    pub dead_after: Duration,
+    /// Done jobs and stored deliveries older than this are deleted (at least 3 days: GitHub
+    /// redelivers deliveries of the past 3 days, and a redelivered id must answer `duplicate`).
+    pub retention: Duration,
 }
+
+/// The shortest retention allowed.
+pub const MIN_RETENTION_DAYS: u64 = 3;
 
 impl Default for QueueSettings {
     fn default() -> Self {
@@ -52,6 +62,9 @@ impl Default for QueueSettings {
             retry_cap: Duration::from_secs(600),
             poll_interval: Duration::from_secs(1),
             shutdown_grace: Duration::from_secs(30),
+            heartbeat: Duration::from_secs(3),
+            dead_after: Duration::from_secs(15),
+            retention: Duration::from_secs(14 * 24 * 3600),
         }
     }
 }

@@ -109,6 +109,12 @@ pub struct ServeArgs {
     /// Seconds shutdown waits for in-flight jobs before giving them back to the queue.
     #[arg(long, env = "REPRO_GATE_SHUTDOWN_GRACE_SECONDS", default_value_t = 30)]
     pub shutdown_grace_seconds: u64,
+
+    /// Days done jobs and stored deliveries are kept (at least 3: GitHub redelivers
+    /// deliveries of the past 3 days, and a redelivered id must still answer `duplicate`).
+    #[arg(long, env = "REPRO_GATE_RETENTION_DAYS", default_value_t = 14,
+          value_parser = clap::value_parser!(u64).range(crate::settings::MIN_RETENTION_DAYS..))]
+    pub retention_days: u64,
 }
 
 /// Parses the command line (after loading `.env`) and runs it; returns the exit code.

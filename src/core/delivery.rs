@@ -3,6 +3,9 @@
 
 use serde::Deserialize;
 
+/// Largest webhook body accepted (GitHub caps payloads at 25 MB).
+pub const MAX_WEBHOOK_BYTES: usize = 25 * 1024 * 1024;
+
 /// The few payload fields intake reads. Everything else is left to the job, which re-reads live
 /// state from GitHub anyway.
 #[derive(Debug, Default, Deserialize)]
@@ -84,6 +87,11 @@ pub fn route(event: &str, envelope: &Envelope) -> Route {
     }
 }
 
+/// The serial key of one pull request's jobs.
+pub fn pr_serial_key(repo: &str, number: u64) -> String {
+    format!("{repo}#{number}")
+}
+
 /// Jobs that touch the same pull request share a key, so they never run at once.
 fn serial_key(event: &str, envelope: &Envelope) -> String {
     let repo = envelope
@@ -105,7 +113,7 @@ fn serial_key(event: &str, envelope: &Envelope) -> String {
         })
         .or(envelope.number);
     if let Some(n) = pr {
-        return format!("{repo}#{n}");
+        return pr_serial_key(repo, n);
     }
     let sha = envelope
         .check_run

@@ -1,5 +1,6 @@
 //! The pure core: judgement over plain data. No IO, no async, no clock.
 
+pub mod backoff;
 pub mod classify;
 pub mod commands;
 pub mod comment;
@@ -9,6 +10,7 @@ pub mod diff;
 pub mod evidence;
 pub mod failures;
 pub mod lang;
+pub mod merge_group;
 pub mod reliability;
 pub mod render;
 pub mod rules;

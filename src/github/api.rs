@@ -94,7 +94,11 @@ struct AppJson {
 #[derive(Deserialize)]
 struct OutputJson {
     #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
     summary: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -121,7 +125,9 @@ impl From<CheckRunJson> for CheckRun {
             status: c.status,
             conclusion: c.conclusion,
             app_id: c.app.map(|a| a.id),
-            summary: c.output.and_then(|o| o.summary),
+            title: c.output.as_ref().and_then(|o| o.title.clone()),
+            summary: c.output.as_ref().and_then(|o| o.summary.clone()),
+            text: c.output.and_then(|o| o.text),
         }
     }
 }
@@ -254,6 +260,22 @@ impl GitHub {
         path: &str,
         git_ref: &str,
     ) -> Result<Option<(String, String)>, GitHubError> {
+        match self.file_at_if_changed(inst, repo, path, git_ref, None).await? {
+            FileRead::Found { text, sha, .. } => Ok(Some((text, sha))),
+            FileRead::Missing | FileRead::NotModified => Ok(None),
+        }
+    }
+
+    /// The same read, conditional on `etag` (`If-None-Match`): GitHub answers 304, which costs
+    /// no rate limit, when the file has not changed.
+    pub async fn file_at_if_changed(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        path: &str,
+        git_ref: &str,
+        etag: Option<&str>,
+    ) -> Result<FileRead, GitHubError> {
         #[derive(Deserialize)]
         struct C {
             #[serde(default)]
@@ -262,26 +284,56 @@ impl GitHub {
             encoding: String,
             sha: String,
         }
-        let p = format!("/repos/{repo}/contents/{path}?ref={git_ref}");
-        match self.get_json::<C>(inst, &p).await {
-            Ok(c) => {
-                let text = if c.encoding == "base64" {
-                    let clean: String = c.content.split_whitespace().collect();
-                    let bytes = base64::engine::general_purpose::STANDARD
-                        .decode(clean)
-                        .map_err(|e| GitHubError::Decode {
-                            path: p.clone(),
-                            message: e.to_string(),
-                        })?;
-                    String::from_utf8_lossy(&bytes).into_owned()
-                } else {
-                    c.content
-                };
-                Ok(Some((text, c.sha)))
-            }
-            Err(GitHubError::NotFound { .. }) => Ok(None),
-            Err(e) => Err(e),
+        let p = format!(
+            "/repos/{repo}/contents/{}?ref={}",
+            encode_file_path(path),
+            encode_query(git_ref)
+        );
+        let mut headers = http::HeaderMap::new();
+        if let Some(tag) = etag.and_then(|e| http::HeaderValue::from_str(e).ok()) {
+            headers.insert(http::header::IF_NONE_MATCH, tag);
         }
+        let resp = match self
+            .raw_with(
+                As::Installation(inst),
+                Method::GET,
+                &p,
+                None,
+                true,
+                Some(&headers),
+            )
+            .await
+        {
+            Ok(r) => r,
+            Err(GitHubError::NotFound { .. }) => return Ok(FileRead::Missing),
+            Err(e) => return Err(e),
+        };
+        if resp.status == http::StatusCode::NOT_MODIFIED {
+            return Ok(FileRead::NotModified);
+        }
+        let etag = resp
+            .headers
+            .get(http::header::ETAG)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let c: C = decode(&p, &resp)?;
+        let text = if c.encoding == "base64" {
+            let clean: String = c.content.split_whitespace().collect();
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(clean)
+                .map_err(|e| GitHubError::Decode {
+                    path: p.clone(),
+                    message: e.to_string(),
+                })?;
+            String::from_utf8_lossy(&bytes).into_owned()
+        } else {
+            c.content
+        };
+        Ok(FileRead::Found {
+            text,
+            sha: c.sha,
+            etag,
+        })
     }
 
     /// `POST /repos/{o}/{r}/issues/{n}/labels` (adding a label twice is harmless).
@@ -417,6 +469,8 @@ impl GitHub {
             "actions": actions,
         });
         match existing {
+            // Already showing this verdict: a write would change nothing.
+            Some(c) if c.shows(run) => Ok(c.id),
             Some(c) => {
                 self.write(
                     inst,
@@ -535,6 +589,7 @@ impl GitHub {
             &plain,
             &Method::GET,
             &location,
+            None,
             None,
             std::time::Duration::from_secs(60),
         )
@@ -737,4 +792,9 @@ fn encode_path(s: &str) -> String {
 
 fn encode_query(s: &str) -> String {
     encode_path(s)
+}
+
+/// A repository file path for a URL: each segment encoded, the slashes kept.
+fn encode_file_path(path: &str) -> String {
+    path.split('/').map(encode_path).collect::<Vec<_>>().join("/")
 }

@@ -56,6 +56,7 @@ pub async fn convert_manifest(api_url: &str, code: &str) -> Result<ConvertedApp,
         &Method::POST,
         &format!("{api}{path}"),
         Some(&json!({})),
+        None,
         std::time::Duration::from_secs(20),
     )
     .await

@@ -7,6 +7,7 @@ mod api;
 pub mod app_api;
 mod auth;
 mod error;
+pub mod rate_gate;
 pub mod transport;
 pub mod types;
 
@@ -24,6 +25,7 @@ pub use error::GitHubError;
 pub use transport::{Sleeper, TokioSleeper};
 
 use auth::TokenCache;
+use rate_gate::{Identity, RateGate};
 use transport::{Next, Response, decide, error_for, send_once};
 
 /// How the client behaves.
@@ -63,6 +65,8 @@ struct Inner {
     clients: Mutex<HashMap<i64, (String, Octocrab)>>,
     /// Serialises token minting per process, so a burst of jobs mints one token.
     minting: Mutex<()>,
+    /// Closed for an identity while GitHub's rate limit for it lasts.
+    gate: RateGate,
 }
 
 /// Which identity a call uses.
@@ -81,6 +85,7 @@ impl GitHub {
                 tokens: TokenCache::default(),
                 clients: Mutex::new(HashMap::new()),
                 minting: Mutex::new(()),
+                gate: RateGate::default(),
             }),
         }
     }
@@ -179,14 +184,34 @@ impl GitHub {
         body: Option<&serde_json::Value>,
         idempotent: bool,
     ) -> Result<Response, GitHubError> {
+        self.raw_with(who, method, path, body, idempotent, None)
+            .await
+    }
+
+    /// [`raw`](Self::raw) with extra request headers (conditional requests).
+    pub async fn raw_with(
+        &self,
+        who: As,
+        method: Method,
+        path: &str,
+        body: Option<&serde_json::Value>,
+        idempotent: bool,
+        headers: Option<&http::HeaderMap>,
+    ) -> Result<Response, GitHubError> {
         let cfg = &self.inner.config;
         let url = self.url(path);
+        let identity = match who {
+            As::App => Identity::App,
+            As::Installation(id) => Identity::Installation(id),
+        };
         let mut attempt = 0u32;
         let mut refreshed = false;
         loop {
             attempt += 1;
             let client = self.client_for(who).await?;
-            let result = send_once(&client, &method, &url, body, cfg.timeout).await;
+            // Nothing goes out while a rate limit of this identity lasts, whoever sends it.
+            self.inner.gate.pass(identity, cfg.sleeper.as_ref()).await;
+            let result = send_once(&client, &method, &url, body, headers, cfg.timeout).await;
             let resp = match result {
                 Ok(r) => r,
                 Err(message) => {
@@ -214,6 +239,13 @@ impl GitHub {
             ) {
                 metrics::gauge!("repro_gate_github_ratelimit_remaining", "installation" => id.to_string()).set(left);
             }
+            // The last request of the window went through: the next would be refused.
+            if resp.status.is_success()
+                && let Some(wait) = transport::exhausted_until(&resp.headers, SystemTime::now())
+            {
+                tracing::warn!(path, wait_s = wait.as_secs(), "rate limit used up: holding further requests until the reset");
+                self.inner.gate.close(identity, wait, SystemTime::now());
+            }
             if resp.status == http::StatusCode::UNAUTHORIZED
                 && let As::Installation(id) = who
                 && !refreshed
@@ -237,10 +269,13 @@ impl GitHub {
                 Next::RetryAfter(wait) => {
                     let rate_limited = matches!(resp.status.as_u16(), 403 | 429);
                     tracing::warn!(%method, path, status = resp.status.as_u16(), wait_s = wait.as_secs_f64(), rate_limited, "GitHub asked to wait; retrying after the wait");
-                    cfg.sleeper.sleep(wait).await;
                     if rate_limited {
-                        // Waiting out a rate limit is not a failed attempt.
+                        // Every request of this identity waits, not only this one; waiting out
+                        // a rate limit is not a failed attempt.
+                        self.inner.gate.close(identity, wait, SystemTime::now());
                         attempt -= 1;
+                    } else {
+                        cfg.sleeper.sleep(wait).await;
                     }
                 }
                 Next::Fail => return Err(error_for(&method, path, &resp)),

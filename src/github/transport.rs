@@ -91,7 +91,7 @@ pub fn decide(
 
 /// 0.5 s doubling per attempt, jittered into [d/2, d].
 pub fn backoff(attempt: u32, jitter: f64) -> Duration {
-    crate::queue::retry_delay(
+    crate::core::backoff::retry_delay(
         attempt,
         Duration::from_millis(500),
         Duration::from_secs(30),
@@ -99,16 +99,29 @@ pub fn backoff(attempt: u32, jitter: f64) -> Duration {
     )
 }
 
+/// When a successful answer says the window is used up (`x-ratelimit-remaining: 0`): how long
+/// until `x-ratelimit-reset`.
+pub fn exhausted_until(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let header = |n: &str| headers.get(n).and_then(|v| v.to_str().ok());
+    if header("x-ratelimit-remaining").map(str::trim) != Some("0") {
+        return None;
+    }
+    let reset = header("x-ratelimit-reset")?.trim().parse::<u64>().ok()?;
+    let now_s = now.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
+    Some(Duration::from_secs(reset.saturating_sub(now_s).max(1)).min(MAX_RATE_LIMIT_WAIT))
+}
+
 pub(super) async fn send_once(
     client: &octocrab::Octocrab,
     method: &Method,
     url: &str,
     body: Option<&serde_json::Value>,
+    headers: Option<&HeaderMap>,
     timeout: Duration,
 ) -> Result<Response, String> {
     let call = async {
         let resp = match *method {
-            Method::GET => client._get(url).await,
+            Method::GET => client._get_with_headers(url, headers.cloned()).await,
             Method::POST => client._post(url, body).await,
             Method::PATCH => client._patch(url, body).await,
             Method::PUT => client._put(url, body).await,

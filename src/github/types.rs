@@ -47,7 +47,21 @@ pub struct CheckRun {
     pub status: String,
     pub conclusion: Option<String>,
     pub app_id: Option<u64>,
+    pub title: Option<String>,
     pub summary: Option<String>,
+    pub text: Option<String>,
+}
+
+impl CheckRun {
+    /// True when this run already shows what `run` would write (a PATCH would change nothing).
+    pub fn shows(&self, run: &CheckRunWrite) -> bool {
+        self.status == "completed"
+            && self.conclusion.as_deref() == Some(run.conclusion.as_str())
+            && self.title.as_deref() == Some(run.title.as_str())
+            && self.summary.as_deref() == Some(fit_check_text(&run.summary).as_str())
+            && self.text.as_deref().unwrap_or("")
+                == run.text.as_deref().map(fit_check_text).unwrap_or_default()
+    }
 }
 
 /// A button on a check run (GitHub allows three).
@@ -155,4 +169,18 @@ mod tests {
         assert!(RepoName::parse("o").is_none());
         assert!(RepoName::parse("o/r/x").is_none());
     }
+}
+
+/// A conditional read of a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileRead {
+    /// Unchanged since the ETag given.
+    NotModified,
+    Missing,
+    Found {
+        text: String,
+        /// The blob SHA.
+        sha: String,
+        etag: Option<String>,
+    },
 }

@@ -1,12 +1,13 @@
 //! `check_run` (Re-check button, re-run requests), `check_suite` re-runs, and merge queues.
 
+use crate::core::merge_group::{self, Member};
 use crate::core::render::CHECK_NAME;
 use crate::core::verdict::Conclusion;
 use crate::github::types::RepoName;
 
 use super::JobError;
 use super::context::{Services, gh};
-use super::events::{CheckRunEvent, CheckSuiteEvent, MergeGroupEvent, merge_group_prs};
+use super::events::{Action, CheckRunAction, CheckRunEvent, CheckSuiteEvent, MergeGroupEvent};
 use super::pull_request::{assess, evaluate, gate_check_run};
 
 /// PRs of a commit: the payload's list, else the commit's PRs (forks leave the list empty).
@@ -48,10 +49,12 @@ pub async fn on_check_run(
         .as_ref()
         .is_some_and(|a| a.identifier == "recheck");
     let rerun_of_ours = ours || ev.check_run.name == CHECK_NAME;
-    match ev.action.as_str() {
-        "requested_action" if recheck => {}
-        "rerequested" if rerun_of_ours => {}
-        "completed" if !ours => return super::failures::on_failed_check(svc, inst, repo, ev).await,
+    match ev.action {
+        CheckRunAction::RequestedAction if recheck => {}
+        CheckRunAction::Rerequested if rerun_of_ours => {}
+        CheckRunAction::Completed if !ours => {
+            return super::failures::on_failed_check(svc, inst, repo, ev).await;
+        }
         _ => return Ok(()),
     }
     for n in prs_for(svc, inst, repo, &listed, &ev.check_run.head_sha).await? {
@@ -71,7 +74,7 @@ pub async fn on_check_suite(
         .app
         .as_ref()
         .is_some_and(|a| a.id == svc.github.app_id());
-    if ev.action != "rerequested" || !ours {
+    if ev.action != Action::Rerequested || !ours {
         return Ok(());
     }
     let listed: Vec<u64> = ev
@@ -93,50 +96,21 @@ pub async fn on_merge_group(
     repo: &RepoName,
     ev: &MergeGroupEvent,
 ) -> Result<(), JobError> {
-    if ev.action != "checks_requested" {
+    if ev.action != Action::ChecksRequested {
         return Ok(());
     }
-    let prs = merge_group_prs(&ev.merge_group.head_ref);
-    let mut failing = Vec::new();
-    for n in &prs {
-        match assess(svc, inst, repo, *n).await? {
-            Some(g) if g.decision().conclusion == Conclusion::Success => {}
-            Some(g) => failing.push(format!("#{n} ({})", g.pr.title)),
-            None => failing.push(format!("#{n} (not found)")),
-        }
+    let head_ref = &ev.merge_group.head_ref;
+    let mut members = Vec::new();
+    for n in merge_group::group_prs(head_ref) {
+        let member = match assess(svc, inst, repo, n).await? {
+            Some(g) if g.decision().conclusion == Conclusion::Success => Member::Passes,
+            Some(g) => Member::Fails { title: g.pr.title },
+            None => Member::Missing,
+        };
+        members.push((n, member));
     }
-    let (conclusion, title, summary) = if prs.is_empty() {
-        (
-            "failure",
-            "No pull request found in the merge group".to_string(),
-            format!(
-                "Could not read a PR number from `{}`.",
-                ev.merge_group.head_ref
-            ),
-        )
-    } else if failing.is_empty() {
-        (
-            "success",
-            "Every PR in the group passes the gate".to_string(),
-            format!(
-                "Checked: {}.",
-                prs.iter()
-                    .map(|n| format!("#{n}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )
-    } else {
-        (
-            "failure",
-            format!("Blocked by {}", failing.join(", ")),
-            format!(
-                "These PRs do not pass the reproduction gate now: {}. Add a reproduction to their descriptions, or have a maintainer override.",
-                failing.join(", ")
-            ),
-        )
-    };
-    let run = gate_check_run(&ev.merge_group.head_sha, conclusion, title, summary);
+    let v = merge_group::verdict(head_ref, &members);
+    let run = gate_check_run(&ev.merge_group.head_sha, v.conclusion, v.title, v.summary);
     svc.github
         .upsert_check_run(inst, repo, &run)
         .await

@@ -8,7 +8,7 @@ use crate::store::AuditRow;
 
 use super::JobError;
 use super::context::{Services, gh, store_err};
-use super::events::IssueCommentEvent;
+use super::events::{Action, IssueCommentEvent};
 use super::pull_request::evaluate;
 
 /// How long a permission answer is trusted.
@@ -20,7 +20,7 @@ pub async fn on_comment(
     repo: &RepoName,
     ev: &IssueCommentEvent,
 ) -> Result<(), JobError> {
-    if ev.action != "created" || ev.issue.pull_request.is_none() {
+    if ev.action != Action::Created || ev.issue.pull_request.is_none() {
         return Ok(());
     }
     let by_bot =

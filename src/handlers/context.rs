@@ -1,18 +1,32 @@
-//! What handlers share: the GitHub client, the store, the clock, and small caches.
+//! What handlers share: the GitHub client, the store, the clock, the queue, and caches of what
+//! rarely changes (default branch, label existence, parsed configs by ETag and blob SHA). The
+//! pull request itself is never cached: every job reads it live.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use moka::sync::Cache;
 
 use crate::clock::Clock;
 use crate::core::config::{self, ConfigError, RepoConfig};
 use crate::github::types::RepoName;
+use crate::github::types::FileRead;
 use crate::github::{GitHub, GitHubError};
+use crate::queue::Queue;
 use crate::store::Store;
 
 use super::JobError;
 
 /// A parsed config and the error that made it fall back to the defaults.
 type LoadedConfig = (RepoConfig, Option<ConfigError>);
+
+#[derive(Clone)]
+struct CachedConfig {
+    etag: Option<String>,
+    sha: String,
+    loaded: LoadedConfig,
+}
 /// (repository, login) → (may act, trusted until this Unix ms).
 type PermissionCache = HashMap<(String, String), (bool, i64)>;
 
@@ -21,48 +35,124 @@ pub struct Services {
     pub github: GitHub,
     pub store: Store,
     pub clock: Arc<dyn Clock>,
-    /// Parsed configs by blob SHA (a config changes only with a new blob).
-    configs: Arc<Mutex<HashMap<String, LoadedConfig>>>,
+    /// Where handlers submit follow-up work.
+    pub queue: Queue,
+    /// Repository → its config as last read: ETag (for conditional requests: a 304 costs no
+    /// rate limit), blob SHA (parsed again only when it changes) and the parsed config.
+    configs: Cache<String, CachedConfig>,
+    /// Repository → default branch.
+    default_branches: Cache<String, String>,
+    /// (repository, label) known to exist.
+    labels: Cache<(String, String), ()>,
     /// Permission answers, briefly: (repo, user) → (can act, until ms).
     pub(crate) permissions: Arc<Mutex<PermissionCache>>,
 }
 
 impl Services {
-    pub fn new(github: GitHub, store: Store, clock: Arc<dyn Clock>) -> Self {
+    pub fn new(github: GitHub, store: Store, clock: Arc<dyn Clock>, queue: Queue) -> Self {
         Services {
             github,
             store,
             clock,
-            configs: Arc::default(),
+            queue,
+            configs: Cache::new(10_000),
+            default_branches: Cache::builder()
+                .max_capacity(10_000)
+                .time_to_live(Duration::from_secs(600))
+                .build(),
+            labels: Cache::builder()
+                .max_capacity(10_000)
+                .time_to_live(Duration::from_secs(3600))
+                .build(),
             permissions: Arc::default(),
         }
     }
 
-    /// The repository's config from its default branch (never the PR head).
+    /// The repository's default branch (cached for ten minutes).
+    pub async fn default_branch(&self, inst: i64, repo: &RepoName) -> Result<String, JobError> {
+        let key = repo.to_string();
+        if let Some(b) = self.default_branches.get(&key) {
+            return Ok(b);
+        }
+        let branch = self.github.default_branch(inst, repo).await.map_err(gh)?;
+        self.default_branches.insert(key, branch.clone());
+        Ok(branch)
+    }
+
+    /// Whether the label exists in the repository (a yes is cached; a no is asked again).
+    pub async fn label_exists(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        label: &str,
+    ) -> Result<bool, JobError> {
+        let key = (repo.to_string(), label.to_string());
+        if self.labels.contains_key(&key) {
+            return Ok(true);
+        }
+        let exists = self
+            .github
+            .label_exists(inst, repo, label)
+            .await
+            .map_err(gh)?;
+        if exists {
+            self.labels.insert(key, ());
+        }
+        Ok(exists)
+    }
+
+    /// Remembers that a label exists (after creating it).
+    pub fn label_created(&self, repo: &RepoName, label: &str) {
+        self.labels.insert((repo.to_string(), label.to_string()), ());
+    }
+
+    /// The repository's config from its default branch (never the PR head), parsed once per
+    /// blob and asked for conditionally.
     pub async fn repo_config(
         &self,
         inst: i64,
         repo: &RepoName,
     ) -> Result<(RepoConfig, Option<ConfigError>), JobError> {
-        let branch = self.github.default_branch(inst, repo).await.map_err(gh)?;
-        let Some((text, sha)) = self
+        let branch = self.default_branch(inst, repo).await?;
+        let key = repo.to_string();
+        let known = self.configs.get(&key);
+        let read = self
             .github
-            .file_at(inst, repo, config::CONFIG_PATH, &branch)
+            .file_at_if_changed(
+                inst,
+                repo,
+                config::CONFIG_PATH,
+                &branch,
+                known.as_ref().and_then(|c| c.etag.as_deref()),
+            )
             .await
-            .map_err(gh)?
-        else {
-            return Ok((RepoConfig::default(), None));
-        };
-        let mut cache = self.configs.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(hit) = cache.get(&sha) {
-            return Ok(hit.clone());
+            .map_err(gh)?;
+        match (read, known) {
+            (FileRead::Missing, _) => {
+                self.configs.invalidate(&key);
+                Ok((RepoConfig::default(), None))
+            }
+            (FileRead::NotModified, Some(c)) => Ok(c.loaded),
+            (FileRead::NotModified, None) => Err(JobError::Transient(anyhow::anyhow!(
+                "GitHub answered 304 Not Modified to an unconditional read of {}",
+                config::CONFIG_PATH
+            ))),
+            (FileRead::Found { text, sha, etag }, known) => {
+                let loaded = match known {
+                    Some(c) if c.sha == sha => c.loaded,
+                    _ => config::load(Some(&text)),
+                };
+                self.configs.insert(
+                    key,
+                    CachedConfig {
+                        etag,
+                        sha,
+                        loaded: loaded.clone(),
+                    },
+                );
+                Ok(loaded)
+            }
         }
-        if cache.len() > 1000 {
-            cache.clear();
-        }
-        let parsed = config::load(Some(&text));
-        cache.insert(sha, parsed.clone());
-        Ok(parsed)
     }
 
     /// Reads a file from the default branch.
@@ -72,7 +162,7 @@ impl Services {
         repo: &RepoName,
         path: &str,
     ) -> Result<Option<String>, JobError> {
-        let branch = self.github.default_branch(inst, repo).await.map_err(gh)?;
+        let branch = self.default_branch(inst, repo).await?;
         Ok(self
             .github
             .file_at(inst, repo, path, &branch)

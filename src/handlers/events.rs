@@ -1,8 +1,100 @@
 //! The domain events the handlers act on, read from stored payloads (not octocrab's models).
+//! A delivery's payload is parsed once, into [`Event`]; event and action names are enums.
 
 use serde::Deserialize;
 
 use crate::github::types::RepoName;
+
+/// A stored webhook delivery, parsed.
+#[derive(Debug)]
+pub enum Event {
+    PullRequest(PullRequestEvent),
+    CheckRun(CheckRunEvent),
+    CheckSuite(CheckSuiteEvent),
+    MergeGroup(MergeGroupEvent),
+    IssueComment(IssueCommentEvent),
+    Installation(InstallationEvent),
+    /// An event this service does not act on.
+    Other(String),
+}
+
+impl Event {
+    /// Parses `payload` as the event GitHub named in `X-GitHub-Event`.
+    pub fn parse(event: &str, payload: &[u8]) -> Result<Event, serde_json::Error> {
+        Ok(match event {
+            "pull_request" => Event::PullRequest(serde_json::from_slice(payload)?),
+            "check_run" => Event::CheckRun(serde_json::from_slice(payload)?),
+            "check_suite" => Event::CheckSuite(serde_json::from_slice(payload)?),
+            "merge_group" => Event::MergeGroup(serde_json::from_slice(payload)?),
+            "issue_comment" => Event::IssueComment(serde_json::from_slice(payload)?),
+            "installation" | "installation_repositories" => {
+                Event::Installation(serde_json::from_slice(payload)?)
+            }
+            other => Event::Other(other.to_string()),
+        })
+    }
+}
+
+/// `pull_request` actions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PullRequestAction {
+    Opened,
+    Reopened,
+    Synchronize,
+    Edited,
+    ReadyForReview,
+    Labeled,
+    Unlabeled,
+    #[serde(other)]
+    Other,
+}
+
+/// `check_run` actions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckRunAction {
+    Completed,
+    RequestedAction,
+    Rerequested,
+    #[serde(other)]
+    Other,
+}
+
+/// `check_suite`, `merge_group`, `issue_comment` and `installation` actions this service reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Rerequested,
+    ChecksRequested,
+    Created,
+    Deleted,
+    #[serde(other)]
+    Other,
+}
+
+/// A check run's conclusion, as GitHub reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckConclusion {
+    Success,
+    Failure,
+    TimedOut,
+    Neutral,
+    Cancelled,
+    Skipped,
+    ActionRequired,
+    Stale,
+    #[serde(other)]
+    Other,
+}
+
+impl CheckConclusion {
+    /// A failure worth reading the tests of.
+    pub fn failed(self) -> bool {
+        matches!(self, CheckConclusion::Failure | CheckConclusion::TimedOut)
+    }
+}
 
 #[derive(Debug, Deserialize)]
 pub struct Installation {
@@ -38,7 +130,7 @@ pub struct Changes {
 
 #[derive(Debug, Deserialize)]
 pub struct PullRequestEvent {
-    pub action: String,
+    pub action: PullRequestAction,
     pub number: Option<u64>,
     pub pull_request: Number,
     pub repository: Repository,
@@ -59,7 +151,7 @@ pub struct CheckRunBody {
     pub name: String,
     pub head_sha: String,
     #[serde(default)]
-    pub conclusion: Option<String>,
+    pub conclusion: Option<CheckConclusion>,
     #[serde(default)]
     pub app: Option<App>,
     #[serde(default)]
@@ -87,7 +179,7 @@ pub struct RequestedAction {
 
 #[derive(Debug, Deserialize)]
 pub struct CheckRunEvent {
-    pub action: String,
+    pub action: CheckRunAction,
     pub check_run: CheckRunBody,
     pub repository: Repository,
     pub installation: Option<Installation>,
@@ -106,7 +198,7 @@ pub struct CheckSuiteBody {
 
 #[derive(Debug, Deserialize)]
 pub struct CheckSuiteEvent {
-    pub action: String,
+    pub action: Action,
     pub check_suite: CheckSuiteBody,
     pub repository: Repository,
     pub installation: Option<Installation>,
@@ -120,7 +212,7 @@ pub struct MergeGroupBody {
 
 #[derive(Debug, Deserialize)]
 pub struct MergeGroupEvent {
-    pub action: String,
+    pub action: Action,
     pub merge_group: MergeGroupBody,
     pub repository: Repository,
     pub installation: Option<Installation>,
@@ -145,7 +237,7 @@ pub struct CommentBody {
 
 #[derive(Debug, Deserialize)]
 pub struct IssueCommentEvent {
-    pub action: String,
+    pub action: Action,
     pub issue: IssueBody,
     pub comment: CommentBody,
     pub repository: Repository,
@@ -154,50 +246,12 @@ pub struct IssueCommentEvent {
 
 #[derive(Debug, Deserialize)]
 pub struct InstallationEvent {
-    pub action: String,
+    pub action: Action,
     pub installation: Installation,
 }
 
 impl Repository {
     pub fn name(&self) -> Option<RepoName> {
         RepoName::parse(&self.full_name)
-    }
-}
-
-/// PR numbers in a merge queue branch: `refs/heads/gh-readonly-queue/<base>/pr-<n>-<sha>`.
-pub fn merge_group_prs(head_ref: &str) -> Vec<u64> {
-    let mut out = Vec::new();
-    for part in head_ref.split('/') {
-        let mut rest = part;
-        while let Some(i) = rest.find("pr-") {
-            rest = &rest[i + 3..];
-            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-            if let Ok(n) = digits.parse::<u64>()
-                && !out.contains(&n)
-            {
-                out.push(n);
-            }
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn merge_queue_refs_name_their_prs() {
-        assert_eq!(
-            merge_group_prs(
-                "refs/heads/gh-readonly-queue/main/pr-42-ec26c3e57ca3a959ca5aad62de7213c562f8c821"
-            ),
-            [42]
-        );
-        assert_eq!(
-            merge_group_prs("refs/heads/gh-readonly-queue/release/1.x/pr-7-abc"),
-            [7]
-        );
-        assert!(merge_group_prs("refs/heads/main").is_empty());
     }
 }

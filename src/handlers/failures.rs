@@ -8,7 +8,7 @@ use crate::github::types::RepoName;
 
 use super::JobError;
 use super::context::{Services, gh};
-use super::events::CheckRunEvent;
+use super::events::{CheckConclusion, CheckRunEvent};
 
 /// `…/actions/runs/123/job/456` → 456.
 fn actions_job_id(details_url: &str) -> Option<u64> {
@@ -42,7 +42,7 @@ pub async fn on_failed_check(
     ev: &CheckRunEvent,
 ) -> Result<(), JobError> {
     let run = &ev.check_run;
-    let failed = matches!(run.conclusion.as_deref(), Some("failure" | "timed_out"));
+    let failed = run.conclusion.is_some_and(CheckConclusion::failed);
     let listed: Vec<u64> = run.pull_requests.iter().map(|p| p.number).collect();
     let prs = if listed.is_empty() {
         svc.github
@@ -57,7 +57,7 @@ pub async fn on_failed_check(
     }
     if !failed {
         // A check that passes later: its section (if any) says so.
-        if run.conclusion.as_deref() == Some("success") {
+        if run.conclusion == Some(CheckConclusion::Success) {
             for pr in prs {
                 let existing = reliability_comment(svc, inst, repo, pr).await?;
                 if let Some(c) = existing

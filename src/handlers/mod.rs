@@ -1,6 +1,7 @@
 //! Job handlers: one per event family. A handler reads like the rule it implements: fetch live
 //! state, decide with the pure core, write the effects.
 
+pub mod catch_up;
 mod checks;
 mod commands;
 pub mod context;
@@ -8,53 +9,12 @@ pub mod events;
 mod failures;
 mod pull_request;
 
-use std::future::Future;
-use std::pin::Pin;
-
 pub use context::Services;
-use events::{
-    CheckRunEvent, CheckSuiteEvent, InstallationEvent, IssueCommentEvent, MergeGroupEvent,
-    PullRequestEvent, Repository,
-};
+use events::{Action, Event, PullRequestAction, Repository};
 pub use pull_request::evaluate as evaluate_pr;
 
-/// A claimed job with its delivery's payload.
-#[derive(Clone, Debug)]
-pub struct Job {
-    pub id: i64,
-    pub delivery_id: String,
-    pub event: String,
-    pub action: Option<String>,
-    /// This attempt's number, from 1.
-    pub attempt: i32,
-    pub payload: Vec<u8>,
-}
-
-/// Why a job failed: worth another attempt, or not.
-#[derive(Debug, thiserror::Error)]
-pub enum JobError {
-    /// A fault that may pass (GitHub 5xx, timeouts, the database): retried with backoff.
-    #[error("{0:#}")]
-    Transient(anyhow::Error),
-    /// Retrying cannot help (a payload that does not parse): parked as dead at once.
-    #[error("{0:#}")]
-    Permanent(anyhow::Error),
-}
-
-impl JobError {
-    pub fn into_inner(self) -> anyhow::Error {
-        match self {
-            JobError::Transient(e) | JobError::Permanent(e) => e,
-        }
-    }
-}
-
-pub type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Result<(), JobError>> + Send + 'a>>;
-
-/// Runs one job.
-pub trait JobHandler: Send + Sync + 'static {
-    fn handle<'a>(&'a self, job: &'a Job) -> HandlerFuture<'a>;
-}
+pub use crate::queue::{HandlerFuture, Job, JobError, JobHandler};
+use crate::queue::{Delivery, Task, Work};
 
 /// Logs the job and marks it done: the handler used until the feature handlers exist, and in
 /// setup mode.
@@ -64,30 +24,24 @@ pub struct LogOnly;
 impl JobHandler for LogOnly {
     fn handle<'a>(&'a self, job: &'a Job) -> HandlerFuture<'a> {
         Box::pin(async move {
-            tracing::info!(
-                event = %job.event,
-                action = job.action.as_deref().unwrap_or(""),
-                bytes = job.payload.len(),
-                "job received; no handler acts on this event yet"
-            );
+            match &job.work {
+                Work::Webhook(d) => tracing::info!(
+                    event = %d.event,
+                    action = d.action.as_deref().unwrap_or(""),
+                    bytes = d.payload.len(),
+                    "job received; no handler acts on this event yet"
+                ),
+                Work::Task(t) => tracing::info!(kind = t.kind(), "task received; nothing acts on it here"),
+            }
             Ok(())
         })
     }
 }
 
-/// The product's handler: parses the stored payload into a domain event and runs its handler.
+/// The product's handler: parses a delivery into a domain event once and runs its handler;
+/// runs typed tasks.
 pub struct Dispatcher {
     pub services: Services,
-}
-
-fn parse<T: serde::de::DeserializeOwned>(job: &Job) -> Result<T, JobError> {
-    serde_json::from_slice(&job.payload).map_err(|e| {
-        JobError::Permanent(anyhow::anyhow!(
-            "delivery {} ({}) has an unexpected payload: {e}",
-            job.delivery_id,
-            job.event
-        ))
-    })
 }
 
 fn target(
@@ -108,12 +62,42 @@ fn target(
 
 impl Dispatcher {
     async fn run(&self, job: &Job) -> Result<(), JobError> {
+        match &job.work {
+            Work::Webhook(d) => self.webhook(d).await,
+            Work::Task(t) => self.task(t).await,
+        }
+    }
+
+    async fn task(&self, task: &Task) -> Result<(), JobError> {
         let svc = &self.services;
-        match job.event.as_str() {
-            "pull_request" => {
-                let ev: PullRequestEvent = parse(job)?;
+        match task {
+            Task::EvaluatePr {
+                installation,
+                repo,
+                number,
+            } => {
+                let name = crate::github::types::RepoName::parse(repo).ok_or_else(|| {
+                    JobError::Permanent(anyhow::anyhow!("repository name {repo:?} is not owner/name"))
+                })?;
+                pull_request::evaluate(svc, *installation, &name, *number).await
+            }
+            Task::CatchUp => catch_up::run(svc).await,
+        }
+    }
+
+    async fn webhook(&self, d: &Delivery) -> Result<(), JobError> {
+        let svc = &self.services;
+        let event = Event::parse(&d.event, &d.payload).map_err(|e| {
+            JobError::Permanent(anyhow::anyhow!(
+                "delivery {} ({}) has an unexpected payload: {e}",
+                d.id,
+                d.event
+            ))
+        })?;
+        match event {
+            Event::PullRequest(ev) => {
                 let (repo, inst) = target(&ev.repository, ev.installation.as_ref())?;
-                if ev.action == "edited" {
+                if ev.action == PullRequestAction::Edited {
                     let c = ev.changes.unwrap_or_default();
                     if c.body.is_none() && c.title.is_none() {
                         tracing::debug!("edited without a body or title change; nothing to do");
@@ -123,38 +107,33 @@ impl Dispatcher {
                 let number = ev.number.unwrap_or(ev.pull_request.number);
                 pull_request::evaluate(svc, inst, &repo, number).await
             }
-            "check_run" => {
-                let ev: CheckRunEvent = parse(job)?;
+            Event::CheckRun(ev) => {
                 let (repo, inst) = target(&ev.repository, ev.installation.as_ref())?;
                 checks::on_check_run(svc, inst, &repo, &ev).await
             }
-            "check_suite" => {
-                let ev: CheckSuiteEvent = parse(job)?;
+            Event::CheckSuite(ev) => {
                 let (repo, inst) = target(&ev.repository, ev.installation.as_ref())?;
                 checks::on_check_suite(svc, inst, &repo, &ev).await
             }
-            "merge_group" => {
-                let ev: MergeGroupEvent = parse(job)?;
+            Event::MergeGroup(ev) => {
                 let (repo, inst) = target(&ev.repository, ev.installation.as_ref())?;
                 checks::on_merge_group(svc, inst, &repo, &ev).await
             }
-            "issue_comment" => {
-                let ev: IssueCommentEvent = parse(job)?;
+            Event::IssueComment(ev) => {
                 let (repo, inst) = target(&ev.repository, ev.installation.as_ref())?;
                 commands::on_comment(svc, inst, &repo, &ev).await
             }
-            "installation" | "installation_repositories" => {
-                let ev: InstallationEvent = parse(job)?;
+            Event::Installation(ev) => {
                 let account = ev.installation.account.as_ref().map(|a| a.login.as_str());
-                let removed = ev.action == "deleted";
+                let removed = ev.action == Action::Deleted;
                 svc.store
                     .record_installation(ev.installation.id, account, removed, svc.clock.now_ms())
                     .await
                     .map_err(context::store_err)?;
-                tracing::info!(installation = ev.installation.id, action = %ev.action, "installation recorded");
+                tracing::info!(installation = ev.installation.id, action = ?ev.action, "installation recorded");
                 Ok(())
             }
-            other => {
+            Event::Other(other) => {
                 tracing::debug!(event = other, "no handler for this event");
                 Ok(())
             }

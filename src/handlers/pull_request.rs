@@ -5,7 +5,7 @@ use crate::core::classify::{Classification, classify};
 use crate::core::config::{ConfigError, RepoConfig};
 use crate::core::evidence::{EvidenceVerdict, check_body};
 use crate::core::render::{self, CHECK_NAME};
-use crate::core::verdict::{Decision, GateInput, Waiver, decide};
+use crate::core::verdict::{Conclusion, Decision, GateInput, Waiver, decide};
 use crate::github::GitHubError;
 use crate::github::types::{CheckAction, CheckRunWrite, PullRequest, RepoName};
 use crate::store::ms_to_rfc3339;
@@ -128,16 +128,12 @@ pub async fn evaluate(
     // The label is added when the code touches concurrency; it is never removed by the bot.
     if gate.classification.concurrency && !gate.labeled && gate.exemption.is_none() {
         let label = gate.config.label.as_str();
-        if !svc
-            .github
-            .label_exists(inst, repo, label)
-            .await
-            .map_err(gh)?
-        {
+        if !svc.label_exists(inst, repo, label).await? {
             svc.github
                 .create_label(inst, repo, label, LABEL_COLOR, LABEL_DESCRIPTION)
                 .await
                 .map_err(gh)?;
+            svc.label_created(repo, label);
         }
         svc.github
             .add_labels(inst, repo, number, &[label])
@@ -145,12 +141,7 @@ pub async fn evaluate(
             .map_err(gh)?;
     }
     let text = render::check_run(&gate.input(), &decision);
-    let run = gate_check_run(
-        &gate.pr.head_sha,
-        decision.conclusion.as_str(),
-        text.title,
-        text.summary,
-    );
+    let run = gate_check_run(&gate.pr.head_sha, decision.conclusion, text.title, text.summary);
     svc.github
         .upsert_check_run(inst, repo, &run)
         .await
@@ -162,14 +153,14 @@ pub async fn evaluate(
 /// The `repro-gate` check run for a SHA, with its Re-check button.
 pub fn gate_check_run(
     head_sha: &str,
-    conclusion: &str,
+    conclusion: Conclusion,
     title: String,
     summary: String,
 ) -> CheckRunWrite {
     CheckRunWrite {
         name: CHECK_NAME.into(),
         head_sha: head_sha.to_string(),
-        conclusion: conclusion.to_string(),
+        conclusion: conclusion.as_str().to_string(),
         title,
         summary,
         text: None,

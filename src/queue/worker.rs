@@ -10,9 +10,9 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use super::{QueueEvent, QueueEventKind, retry_delay};
+use super::{Delivery, Job, JobError, JobHandler, QueueEvent, QueueEventKind, Task, Work};
 use crate::clock::Clock;
-use crate::handlers::{Job, JobError, JobHandler};
+use crate::core::backoff::retry_delay;
 use crate::settings::QueueSettings;
 use crate::store::{ClaimedJob, Store};
 
@@ -26,8 +26,8 @@ pub struct WorkerPool {
     /// Notified when intake queued new jobs in this process.
     pub new_jobs: Arc<Notify>,
     pub events: broadcast::Sender<QueueEvent>,
-    /// Names this process in leases.
-    pub owner_prefix: String,
+    /// Names this process in leases and in the replicas table.
+    pub replica: String,
 }
 
 /// Starts `settings.workers` workers. They stop claiming when `shutdown` is cancelled; the
@@ -37,7 +37,7 @@ pub fn spawn_workers(pool: WorkerPool, shutdown: CancellationToken) -> JoinSet<(
     for n in 0..pool.settings.workers {
         let pool = pool.clone();
         let shutdown = shutdown.clone();
-        let owner = format!("{}-w{n}", pool.owner_prefix);
+        let owner = format!("{}-w{n}", pool.replica);
         set.spawn(async move { worker_loop(pool, owner, shutdown).await });
     }
     set
@@ -57,7 +57,7 @@ async fn worker_loop(pool: WorkerPool, owner: String, shutdown: CancellationToke
 
         match pool
             .store
-            .claim_job(&owner, pool.clock.now_ms(), lease_ms)
+            .claim_job(&owner, &pool.replica, pool.clock.now_ms(), lease_ms)
             .await
         {
             Ok(Some(job)) => {
@@ -84,7 +84,8 @@ async fn run_one(pool: &WorkerPool, job: ClaimedJob, shutdown: &CancellationToke
     let span = tracing::info_span!(
         "job",
         job_id = job.id,
-        delivery = %job.delivery_id,
+        kind = %job.kind,
+        delivery = job.delivery_id.as_deref(),
         event = %job.event,
         repository = %repository,
         pr = pr,
@@ -108,6 +109,37 @@ async fn run_one(pool: &WorkerPool, job: ClaimedJob, shutdown: &CancellationToke
     .await
 }
 
+/// Reads a claimed job's work: a webhook's stored delivery, or a task from its JSON.
+async fn load_work(store: &Store, job: &ClaimedJob) -> Result<Work, JobError> {
+    if let Some(id) = &job.delivery_id {
+        let payload = match store.delivery_payload(id).await {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                return Err(JobError::Permanent(anyhow::anyhow!(
+                    "delivery {id} is not stored"
+                )));
+            }
+            Err(e) => return Err(JobError::Transient(e)),
+        };
+        return Ok(Work::Webhook(Delivery {
+            id: id.clone(),
+            event: job.event.clone(),
+            action: job.action.clone(),
+            payload,
+        }));
+    }
+    let args = job.args.as_deref().unwrap_or("");
+    serde_json::from_str::<Task>(args)
+        .map(Work::Task)
+        .map_err(|e| {
+            JobError::Permanent(anyhow::anyhow!(
+                "job {} of kind {:?} has arguments this version cannot read: {e}",
+                job.id,
+                job.kind
+            ))
+        })
+}
+
 enum Outcome {
     Finished(Result<(), JobError>),
     /// Shutdown's grace period ran out first.
@@ -119,23 +151,13 @@ async fn run_with_heartbeat(
     job: &ClaimedJob,
     shutdown: &CancellationToken,
 ) -> Outcome {
-    let payload = match pool.store.delivery_payload(&job.delivery_id).await {
-        Ok(Some(p)) => p,
-        Ok(None) => {
-            return Outcome::Finished(Err(JobError::Permanent(anyhow::anyhow!(
-                "delivery {} is not stored",
-                job.delivery_id
-            ))));
-        }
-        Err(e) => return Outcome::Finished(Err(JobError::Transient(e))),
-    };
-    let work = Job {
-        id: job.id,
-        delivery_id: job.delivery_id.clone(),
-        event: job.event.clone(),
-        action: job.action.clone(),
-        attempt: job.attempts,
-        payload,
+    let work = match load_work(&pool.store, job).await {
+        Ok(w) => Job {
+            id: job.id,
+            attempt: job.attempts,
+            work: w,
+        },
+        Err(e) => return Outcome::Finished(Err(e)),
     };
     let handler = pool.handler.clone();
     let run = handler.handle(&work);
@@ -224,6 +246,7 @@ async fn record(pool: &WorkerPool, job: &ClaimedJob, outcome: Outcome) {
 fn emit(pool: &WorkerPool, job: &ClaimedJob, kind: QueueEventKind) {
     let _ = pool.events.send(QueueEvent {
         job_id: job.id,
+        work: job.kind.clone(),
         delivery_id: job.delivery_id.clone(),
         serial_key: job.serial_key.clone(),
         kind,

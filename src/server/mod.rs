@@ -24,8 +24,7 @@ use crate::clock::Clock;
 use crate::queue::Enqueuer;
 use crate::store::Store;
 
-/// Largest webhook body accepted (GitHub caps payloads at 25 MB).
-pub const MAX_WEBHOOK_BYTES: usize = 25 * 1024 * 1024;
+pub use crate::core::delivery::MAX_WEBHOOK_BYTES;
 
 /// What every request handler can reach.
 #[derive(Clone)]

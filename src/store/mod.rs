@@ -39,6 +39,7 @@ macro_rules! deliveries_insert {
     }};
 }
 
+mod jobs;
 mod payload;
 mod postgres;
 mod records;
@@ -48,7 +49,7 @@ mod types;
 pub use payload::StoredPayload;
 pub use records::{AuditRow, WaiverRow, ms_to_rfc3339};
 
-pub use types::{ClaimedJob, InsertOutcome, JobCounts, JobRow, JobState, NewDelivery};
+pub use types::{ClaimedJob, InsertOutcome, JobCounts, JobRow, JobState, NewDelivery, NewJob};
 
 use anyhow::Context as _;
 use sqlx::{PgPool, Row as _, SqlitePool};
@@ -140,118 +141,6 @@ impl Store {
         Ok(first_occurrences(batch, &inserted))
     }
 
-    /// Claims the oldest ready job whose serial key has no other running job, leasing it to
-    /// `owner` until `now_ms + lease_ms`. A running job whose lease expired is ready again.
-    pub async fn claim_job(
-        &self,
-        owner: &str,
-        now_ms: i64,
-        lease_ms: i64,
-    ) -> anyhow::Result<Option<ClaimedJob>> {
-        match self {
-            Store::Sqlite(pool) => sqlite::claim_job(pool, owner, now_ms, lease_ms).await,
-            Store::Postgres(pool) => postgres::claim_job(pool, owner, now_ms, lease_ms).await,
-        }
-        .context("claiming a job")
-    }
-
-    /// Extends the lease of a job still held by its owner. False when the lease was lost.
-    pub async fn extend_lease(&self, job: &ClaimedJob, until_ms: i64) -> anyhow::Result<bool> {
-        const SQL: &str = "UPDATE jobs SET lease_until_ms = $1 \
-            WHERE id = $2 AND state = 'running' AND lease_owner = $3";
-        let n = on_pool!(self, pool => sqlx::query(SQL)
-            .bind(until_ms).bind(job.id).bind(&job.lease_owner)
-            .execute(pool).await?.rows_affected());
-        if let Store::Postgres(pool) = self {
-            postgres::extend_key_lease(pool, job, until_ms).await?;
-        }
-        Ok(n == 1)
-    }
-
-    /// Marks a job done. False when its lease had been lost to another worker.
-    pub async fn complete_job(&self, job: &ClaimedJob, now_ms: i64) -> anyhow::Result<bool> {
-        const SQL: &str = "UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until_ms = NULL, \
-            last_error = NULL, updated_at_ms = $1 \
-            WHERE id = $2 AND state = 'running' AND lease_owner = $3";
-        self.finish(job, SQL, now_ms, None, None).await
-    }
-
-    /// Records a failed attempt: back to `queued` at `retry_at_ms`, or `dead` when that is `None`.
-    pub async fn fail_job(
-        &self,
-        job: &ClaimedJob,
-        now_ms: i64,
-        error: &str,
-        retry_at_ms: Option<i64>,
-    ) -> anyhow::Result<bool> {
-        const RETRY: &str = "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until_ms = NULL, \
-            updated_at_ms = $1, last_error = $4, run_at_ms = $5 \
-            WHERE id = $2 AND state = 'running' AND lease_owner = $3";
-        const DEAD: &str = "UPDATE jobs SET state = 'dead', lease_owner = NULL, lease_until_ms = NULL, \
-            updated_at_ms = $1, last_error = $4 \
-            WHERE id = $2 AND state = 'running' AND lease_owner = $3";
-        match retry_at_ms {
-            Some(at) => self.finish(job, RETRY, now_ms, Some(error), Some(at)).await,
-            None => self.finish(job, DEAD, now_ms, Some(error), None).await,
-        }
-    }
-
-    /// Gives a job back untouched (shutdown before it finished): queued again, attempt not counted.
-    pub async fn release_job(&self, job: &ClaimedJob, now_ms: i64) -> anyhow::Result<bool> {
-        const SQL: &str = "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until_ms = NULL, \
-            updated_at_ms = $1, attempts = attempts - 1, run_at_ms = $1 \
-            WHERE id = $2 AND state = 'running' AND lease_owner = $3";
-        self.finish(job, SQL, now_ms, None, None).await
-    }
-
-    async fn finish(
-        &self,
-        job: &ClaimedJob,
-        sql: &'static str,
-        now_ms: i64,
-        error: Option<&str>,
-        run_at_ms: Option<i64>,
-    ) -> anyhow::Result<bool> {
-        let n = on_pool!(self, pool => {
-            let mut q = sqlx::query(sql).bind(now_ms).bind(job.id).bind(&job.lease_owner);
-            if let Some(e) = error {
-                q = q.bind(e);
-            }
-            if let Some(at) = run_at_ms {
-                q = q.bind(at);
-            }
-            q.execute(pool).await?.rows_affected()
-        });
-        // Only the holder of the lease gives the key back: a worker that lost its lease must not
-        // free the key of the worker that took the job over.
-        if let (Store::Postgres(pool), 1) = (self, n) {
-            postgres::release_key(pool, job).await?;
-        }
-        Ok(n == 1)
-    }
-
-    /// How many jobs are in each state.
-    pub async fn job_counts(&self) -> anyhow::Result<JobCounts> {
-        const SQL: &str = "SELECT state, COUNT(*) AS n FROM jobs GROUP BY state";
-        let rows = on_pool!(self, pool => {
-            let rows = sqlx::query(SQL).fetch_all(pool).await?;
-            rows.iter()
-                .map(|r| Ok((r.try_get::<String, _>("state")?, r.try_get::<i64, _>("n")?)))
-                .collect::<Result<Vec<_>, sqlx::Error>>()?
-        });
-        let mut counts = JobCounts::default();
-        for (state, n) in rows {
-            match JobState::parse(&state) {
-                Some(JobState::Queued) => counts.queued = n,
-                Some(JobState::Running) => counts.running = n,
-                Some(JobState::Done) => counts.done = n,
-                Some(JobState::Dead) => counts.dead = n,
-                None => {}
-            }
-        }
-        Ok(counts)
-    }
-
     /// The stored payload of a delivery.
     pub async fn delivery_payload(&self, delivery_id: &str) -> anyhow::Result<Option<Vec<u8>>> {
         const SQL: &str = "SELECT payload, payload_encoding FROM deliveries WHERE delivery_id = $1";
@@ -269,14 +158,4 @@ impl Store {
         Ok(found)
     }
 
-    /// Every job of a delivery (normally one), oldest first.
-    pub async fn jobs_for_delivery(&self, delivery_id: &str) -> anyhow::Result<Vec<JobRow>> {
-        const SQL: &str = "SELECT id, delivery_id, event, action, serial_key, state, attempts, last_error \
-            FROM jobs WHERE delivery_id = $1 ORDER BY id";
-        let rows = on_pool!(self, pool => {
-            let rows = sqlx::query(SQL).bind(delivery_id).fetch_all(pool).await?;
-            rows.iter().map(JobRow::from_row).collect::<Result<Vec<_>, sqlx::Error>>()?
-        });
-        Ok(rows)
-    }
 }

@@ -41,7 +41,7 @@ pub fn decode(bytes: Vec<u8>, encoding: &str) -> anyhow::Result<Vec<u8>> {
                 .ok_or_else(|| anyhow::anyhow!("stored payload is damaged: too short"))?;
             let size = u32::from_le_bytes(*size) as usize;
             // Nothing larger than a webhook was ever stored; a bigger size is damage.
-            if size > crate::server::MAX_WEBHOOK_BYTES {
+            if size > crate::core::delivery::MAX_WEBHOOK_BYTES {
                 anyhow::bail!("stored payload is damaged: claims {size} bytes");
             }
             lz4_flex::block::decompress(body, size)

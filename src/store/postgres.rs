@@ -64,6 +64,7 @@ pub(super) async fn insert_deliveries(
 pub(super) async fn claim_job(
     pool: &PgPool,
     owner: &str,
+    replica: &str,
     now_ms: i64,
     lease_ms: i64,
 ) -> anyhow::Result<Option<ClaimedJob>> {
@@ -77,8 +78,8 @@ pub(super) async fn claim_job(
         ON CONFLICT (serial_key) DO UPDATE SET job_id = EXCLUDED.job_id, lease_until_ms = EXCLUDED.lease_until_ms \
         WHERE job_keys.lease_until_ms < $4 OR job_keys.job_id = EXCLUDED.job_id";
     const TAKE_JOB: &str = "UPDATE jobs SET state = 'running', lease_owner = $1, lease_until_ms = $3, \
-            attempts = attempts + 1, updated_at_ms = $2 WHERE id = $4 \
-        RETURNING id, delivery_id, event, action, serial_key, attempts";
+            replica = $5, attempts = attempts + 1, updated_at_ms = $2 WHERE id = $4 \
+        RETURNING id, kind, args, delivery_id, event, action, serial_key, attempts";
 
     let mut tx = pool.begin().await?;
     let candidates: Vec<(i64, String)> = sqlx::query_as(CANDIDATES)
@@ -103,6 +104,7 @@ pub(super) async fn claim_job(
             .bind(now_ms)
             .bind(until)
             .bind(id)
+            .bind(replica)
             .fetch_one(&mut *tx)
             .await?;
         let job = ClaimedJob::from_row(&row, owner)?;
@@ -131,6 +133,37 @@ pub(super) async fn release_key(pool: &PgPool, job: &ClaimedJob) -> anyhow::Resu
     sqlx::query("DELETE FROM job_keys WHERE serial_key = $1 AND job_id = $2")
         .bind(&job.serial_key)
         .bind(job.id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Deliveries older than `cutoff_ms` whose jobs are gone.
+pub(super) async fn prune_deliveries(
+    pool: &PgPool,
+    cutoff_ms: i64,
+    limit: i64,
+) -> anyhow::Result<u64> {
+    const SQL: &str = "DELETE FROM deliveries WHERE delivery_id IN ( \
+        SELECT d.delivery_id FROM deliveries d \
+        WHERE d.received_at_ms < $1 \
+          AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.delivery_id = d.delivery_id) \
+        ORDER BY d.received_at_ms LIMIT $2)";
+    Ok(sqlx::query(SQL)
+        .bind(cutoff_ms)
+        .bind(limit)
+        .execute(pool)
+        .await?
+        .rows_affected())
+}
+
+/// Frees the serial keys held by jobs that are no longer running.
+pub(super) async fn free_keys_of(pool: &PgPool, job_ids: &[i64]) -> anyhow::Result<()> {
+    if job_ids.is_empty() {
+        return Ok(());
+    }
+    sqlx::query("DELETE FROM job_keys WHERE job_id = ANY($1)")
+        .bind(job_ids)
         .execute(pool)
         .await?;
     Ok(())

@@ -49,11 +49,12 @@ pub(super) async fn insert_deliveries(
 pub(super) async fn claim_job(
     pool: &SqlitePool,
     owner: &str,
+    replica: &str,
     now_ms: i64,
     lease_ms: i64,
 ) -> anyhow::Result<Option<ClaimedJob>> {
     const SQL: &str = "UPDATE jobs SET state = 'running', lease_owner = ?1, lease_until_ms = ?3, \
-            attempts = attempts + 1, updated_at_ms = ?2 \
+            replica = ?4, attempts = attempts + 1, updated_at_ms = ?2 \
         WHERE id = ( \
             SELECT j.id FROM jobs j \
             WHERE ((j.state = 'queued' AND j.run_at_ms <= ?2) \
@@ -62,12 +63,33 @@ pub(super) async fn claim_job(
                 SELECT 1 FROM jobs r WHERE r.serial_key = j.serial_key AND r.id <> j.id \
                   AND r.state = 'running' AND r.lease_until_ms >= ?2) \
             ORDER BY j.run_at_ms, j.id LIMIT 1) \
-        RETURNING id, delivery_id, event, action, serial_key, attempts";
+        RETURNING id, kind, args, delivery_id, event, action, serial_key, attempts";
     let row = sqlx::query(SQL)
         .bind(owner)
         .bind(now_ms)
         .bind(now_ms + lease_ms)
+        .bind(replica)
         .fetch_optional(pool)
         .await?;
     Ok(row.map(|r| ClaimedJob::from_row(&r, owner)).transpose()?)
+}
+
+/// Deliveries older than `cutoff_ms` whose jobs are gone, oldest first (rowid order is arrival
+/// order here, so no index on the arrival time is needed at intake).
+pub(super) async fn prune_deliveries(
+    pool: &SqlitePool,
+    cutoff_ms: i64,
+    limit: i64,
+) -> anyhow::Result<u64> {
+    const SQL: &str = "DELETE FROM deliveries WHERE rowid IN ( \
+        SELECT d.rowid FROM deliveries d \
+        WHERE d.received_at_ms < ?1 \
+          AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.delivery_id = d.delivery_id) \
+        ORDER BY d.rowid LIMIT ?2)";
+    Ok(sqlx::query(SQL)
+        .bind(cutoff_ms)
+        .bind(limit)
+        .execute(pool)
+        .await?
+        .rows_affected())
 }

@@ -25,11 +25,30 @@ pub enum InsertOutcome {
     Duplicate,
 }
 
+/// A typed job to enqueue (webhook jobs are enqueued with their delivery instead).
+#[derive(Clone, Debug)]
+pub struct NewJob {
+    /// The kind of work (`evaluate_pr`, `catch_up`, …).
+    pub kind: &'static str,
+    /// Its arguments, as JSON.
+    pub args: String,
+    /// Jobs with the same key never run at once, across replicas.
+    pub serial_key: String,
+    /// At most one job with this key ever exists (until pruned).
+    pub unique_key: Option<String>,
+    /// Not before this time (Unix ms).
+    pub run_at_ms: i64,
+}
+
 /// A job leased to one worker.
 #[derive(Clone, Debug)]
 pub struct ClaimedJob {
     pub id: i64,
-    pub delivery_id: String,
+    pub kind: String,
+    pub args: Option<String>,
+    /// Webhook jobs: the stored delivery.
+    pub delivery_id: Option<String>,
+    /// The webhook event, or the job's kind.
     pub event: String,
     pub action: Option<String>,
     pub serial_key: String,
@@ -81,7 +100,8 @@ pub struct JobCounts {
 #[derive(Clone, Debug)]
 pub struct JobRow {
     pub id: i64,
-    pub delivery_id: String,
+    pub kind: String,
+    pub delivery_id: Option<String>,
     pub event: String,
     pub action: Option<String>,
     pub serial_key: String,
@@ -100,6 +120,7 @@ impl JobRow {
     {
         Ok(JobRow {
             id: row.try_get("id")?,
+            kind: row.try_get("kind")?,
             delivery_id: row.try_get("delivery_id")?,
             event: row.try_get("event")?,
             action: row.try_get("action")?,
@@ -121,6 +142,8 @@ impl ClaimedJob {
     {
         Ok(ClaimedJob {
             id: row.try_get("id")?,
+            kind: row.try_get("kind")?,
+            args: row.try_get("args")?,
             delivery_id: row.try_get("delivery_id")?,
             event: row.try_get("event")?,
             action: row.try_get("action")?,

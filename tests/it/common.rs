@@ -139,8 +139,7 @@ impl Spawn {
         settings.queue.retry_cap = Duration::from_millis(5);
         settings.queue.poll_interval = Duration::from_millis(50);
         settings.queue.shutdown_grace = Duration::from_secs(5);
-        // Catch-up passes are tested on their own.
-        settings.reconcile_minutes = 0;
+        // The start-up catch-up pass stays on, as shipped.
         Spawn {
             settings,
             // Without a fake GitHub there is nothing for the product's handler to talk to.
@@ -260,7 +259,7 @@ impl TestApp {
     }
 
     pub async fn wait_done(&mut self, delivery: &str) -> QueueEvent {
-        self.wait_for(|e| e.delivery_id == delivery && e.kind == QueueEventKind::Done)
+        self.wait_for(|e| e.delivery_id.as_deref() == Some(delivery) && e.kind == QueueEventKind::Done)
             .await
     }
 

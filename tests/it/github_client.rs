@@ -205,7 +205,11 @@ async fn rate_limits_wait_until_reset_or_retry_after() {
         waits[0] >= Duration::from_secs(110) && waits[0] <= Duration::from_secs(121),
         "{waits:?}"
     );
-    assert_eq!(waits[1], Duration::from_secs(7));
+    // The gate waits until the moment the answer named: 7 s from when it came.
+    assert!(
+        waits[1] > Duration::from_secs(6) && waits[1] <= Duration::from_secs(7),
+        "{waits:?}"
+    );
 }
 
 #[tokio::test]

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use repro_gate::clock::SystemClock;
 use repro_gate::handlers::Services;
-use repro_gate::reconcile::{Limits, run_once};
+use repro_gate::handlers::catch_up::{Limits, run_once};
 
 use crate::common::{Db, Spawn};
 use crate::fake_github::FakeGitHub;
@@ -132,14 +132,23 @@ async fn catch_up_redelivers_failed_deliveries_and_evaluates_prs_without_a_check
     )
     .await;
     let (gh, _) = client(&fake, false);
-    let svc = Services::new(gh, app.app.store.clone(), Arc::new(SystemClock));
+    let svc = Services::new(
+        gh,
+        app.app.store.clone(),
+        Arc::new(SystemClock),
+        app.app.queue.clone(),
+    );
     let pass = run_once(&svc, Limits::default()).await.unwrap();
     assert_eq!(fake.with(|w| w.redelivery_requests.clone()), [12]);
     assert_eq!(pass.redelivered, 1);
-    // PR 1 had no check run for its head: evaluated now. PR 2 had one: left alone.
-    assert_eq!(pass.evaluated, 1);
-    assert_eq!(fake.check_runs_for("sha-1").len(), 1);
-    assert_eq!(fake.check_runs_for("sha-2").len(), 1);
+    // PR 1 had no check run for its head: an evaluation is queued (the pass never evaluates
+    // itself: that is the PR's serial work). PR 2 had one: left alone.
+    assert_eq!(pass.queued, 1);
+    let queued = app.app.store.jobs_of_kind("evaluate_pr").await.unwrap();
+    assert_eq!(queued.len(), 1);
+    assert_eq!(queued[0].serial_key, format!("{REPO}#1"));
+    // The same pass again (a retry) queues nothing new.
+    assert_eq!(run_once(&svc, Limits::default()).await.unwrap().queued, 0);
     // Bounded: with no budget nothing is done.
     let none = run_once(
         &svc,
@@ -153,4 +162,15 @@ async fn catch_up_redelivers_failed_deliveries_and_evaluates_prs_without_a_check
     .unwrap();
     assert_eq!(none, Default::default());
     app.stop().await;
+
+    // A process with workers runs the queued evaluation: PR 1 gets its check run.
+    let mut worker = Spawn::new(&db).workers(1).github(&fake);
+    worker.settings.reconcile_minutes = 0;
+    let mut worker = worker.start().await;
+    worker
+        .wait_for(|e| e.work == "evaluate_pr" && e.kind == repro_gate::queue::QueueEventKind::Done)
+        .await;
+    assert_eq!(fake.check_runs_for("sha-1").len(), 1);
+    assert_eq!(fake.check_runs_for("sha-2").len(), 1);
+    worker.stop().await;
 }

@@ -53,13 +53,31 @@ fn listed_name() -> &'static Regex {
 }
 
 /// libtest human output (`test x ... FAILED`, the `failures:` list) and JSON events.
-#[derive(Default)]
 pub struct Libtest {
     c: Collector,
     binary: Option<String>,
     seen: bool,
     /// Inside the closing `failures:` list (after the `---- x stdout ----` blocks).
     in_list: bool,
+}
+
+impl Libtest {
+    pub fn new(c: Collector) -> Self {
+        Libtest {
+            c,
+            binary: None,
+            seen: false,
+            in_list: false,
+        }
+    }
+
+    /// The closing list and `---- x stdout ----` blocks repeat failures already counted by
+    /// their `test x ... FAILED` line: only a test not seen failing yet is added.
+    fn listed_failure(&mut self, name: &str) {
+        if !self.c.has_failure(name) {
+            self.c.fail(self.binary.as_deref(), name);
+        }
+    }
 }
 
 impl LineParser for Libtest {
@@ -85,6 +103,7 @@ impl LineParser for Libtest {
                         // `timeout` is libtest's "running over 60 s" warning, not a result.
                         "failed" => self.c.fail(self.binary.as_deref(), name),
                         "ok" => self.c.pass(self.binary.as_deref(), name),
+                        "ignored" => self.c.skip(self.binary.as_deref(), name),
                         _ => {}
                     }
                 }
@@ -102,7 +121,8 @@ impl LineParser for Libtest {
         if let Some(m) = stdout_header().captures(line) {
             self.seen = true;
             self.in_list = false;
-            self.c.fail(self.binary.as_deref(), &m[1]);
+            let name = m[1].to_string();
+            self.listed_failure(&name);
             return;
         }
         if line.trim() == "failures:" {
@@ -114,7 +134,7 @@ impl LineParser for Libtest {
                 Some(m) => {
                     self.seen = true;
                     let name = m[1].trim_end_matches(" - should panic").to_string();
-                    self.c.fail(self.binary.as_deref(), &name);
+                    self.listed_failure(&name);
                     return;
                 }
                 None if line.trim().is_empty() => return,
@@ -126,6 +146,7 @@ impl LineParser for Libtest {
             match &m[2] {
                 "FAILED" => self.c.fail(self.binary.as_deref(), &m[1]),
                 "ok" => self.c.pass(self.binary.as_deref(), &m[1]),
+                "ignored" => self.c.skip(self.binary.as_deref(), &m[1]),
                 _ => {}
             }
         }
@@ -151,10 +172,15 @@ fn nextest_status() -> &'static Regex {
 }
 
 /// cargo nextest's status lines (`PASS`, `FAIL`, `TRY n FAIL`, `FLAKY`, recaps).
-#[derive(Default)]
 pub struct Nextest {
     c: Collector,
     seen: bool,
+}
+
+impl Nextest {
+    pub fn new(c: Collector) -> Self {
+        Nextest { c, seen: false }
+    }
 }
 
 impl LineParser for Nextest {
@@ -175,7 +201,10 @@ impl LineParser for Nextest {
         if status.starts_with("FLAKY") {
             self.c.flaky(Some(binary), name);
         } else if status == "PASS" || status == "LEAK" {
+            // After `TRY 1 FAIL`, `TRY 2 PASS` makes the test flaky.
             self.c.pass(Some(binary), name);
+        } else if status == "SKIP" {
+            self.c.skip(Some(binary), name);
         } else if matches!(
             status,
             "FAIL"

@@ -208,10 +208,9 @@ const EXPECTED: &[(&str, &[&str], &[&str])] = &[
     (
         "go-test-json/tparse-panic-in-test.json",
         &[
+            // The panic took the binary down while three parallel tests ran: they never
+            // reported, so they are neither passed nor failed.
             "github.com/pressly/goose/v3/tests/e2e::TestNowAllowMissingUpByOne",
-            "github.com/pressly/goose/v3/tests/e2e::TestNotAllowMissing",
-            "github.com/pressly/goose/v3/tests/e2e::TestAllowMissingUpByOne",
-            "github.com/pressly/goose/v3/tests/e2e::TestMigrateFull",
         ],
         &[],
     ),
@@ -242,15 +241,16 @@ const EXPECTED: &[(&str, &[&str], &[&str])] = &[
             "gotest.tools/gotestsum/testjson/internal/parallelfails::TestNestedParallelFailures/d",
             "gotest.tools/gotestsum/testjson/internal/parallelfails::TestNestedParallelFailures/c",
             "gotest.tools/gotestsum/testjson/internal/parallelfails::TestNestedParallelFailures/b",
+            // Parallel tests report after the other tests' output; the same names pass in
+            // other packages, which must not make these flaky.
+            "gotest.tools/gotestsum/testjson/internal/parallelfails::TestParallelTheFirst",
+            "gotest.tools/gotestsum/testjson/internal/parallelfails::TestParallelTheThird",
+            "gotest.tools/gotestsum/testjson/internal/parallelfails::TestParallelTheSecond",
             "gotest.tools/gotestsum/testjson/internal/withfails::TestFailed",
             "gotest.tools/gotestsum/testjson/internal/withfails::TestFailedWithStderr",
             "gotest.tools/gotestsum/testjson/internal/withfails::TestNestedWithFailure/c",
         ],
-        &[
-            "gotest.tools/gotestsum/testjson/internal/parallelfails::TestParallelTheFirst",
-            "gotest.tools/gotestsum/testjson/internal/parallelfails::TestParallelTheThird",
-            "gotest.tools/gotestsum/testjson/internal/parallelfails::TestParallelTheSecond",
-        ],
+        &[],
     ),
     (
         "go-test-v/kubernetes-25825-flake-timeout-assertion.txt",
@@ -703,12 +703,17 @@ fn every_real_fixture_parses_to_its_failing_tests() {
         eprintln!("skipped: ../shared/fixtures/test-output is absent");
         return;
     }
+    let mut wrong = Vec::new();
     for (file, failed, flaky) in EXPECTED {
         let f = std::fs::File::open(root.join(file)).expect("fixture exists");
         let report = parse(std::io::BufReader::new(f), Format::Auto).expect("fixture parses");
         let got: Vec<String> = report.failed.iter().map(FailedTest::id).collect();
         let got_flaky: Vec<String> = report.flaky.iter().map(FailedTest::id).collect();
-        assert_eq!(got, *failed, "{file}: failed");
-        assert_eq!(got_flaky, *flaky, "{file}: flaky");
+        if got != *failed || got_flaky != *flaky {
+            wrong.push(format!(
+                "{file}:\n  failed {got:?}\n  want   {failed:?}\n  flaky  {got_flaky:?}\n  want   {flaky:?}"
+            ));
+        }
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -1,13 +1,18 @@
 //! `go test -v` text (with package `FAIL` lines, subtests, panics and timeout dumps) and
 //! `go test -json` event streams.
+//!
+//! `go test -v` prints a test's result line without its package; the package comes later, on
+//! its `ok`/`FAIL` line, after the output of every other test of that package (parallel tests
+//! report at the end). Results are held per package until that line names it, so a test name
+//! shared by several packages is never attributed to the wrong one.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use regex::Regex;
 use serde::Deserialize;
 
-use super::{Collector, LineParser};
+use super::{Collector, LineParser, Outcome};
 
 fn re(cell: &'static OnceLock<Regex>, pat: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pat).expect("go patterns are valid"))
@@ -26,11 +31,12 @@ fn package_line() -> &'static Regex {
     )
 }
 
+/// A test in the timeout's `running tests:` list (the duration may be cut off).
 fn running_test() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     re(
         &R,
-        r"^\s+((?:Test|Fuzz|Example|Benchmark)\S*) \([\dhms.µ]+\)\s*$",
+        r"^\s+((?:Test|Fuzz|Example|Benchmark)\S*)(?: \([\dhms.µ]+\))?\s*$",
     )
 }
 
@@ -39,17 +45,97 @@ fn dump_frame() -> &'static Regex {
     re(&R, r"^\s*([\w./-]+)\.((?:Test|Fuzz)[A-Z0-9_]\w*)\(")
 }
 
-/// `go test -v` output.
+/// Tests started and not yet reported, in start order.
 #[derive(Default)]
+struct Running {
+    order: Vec<String>,
+    open: HashSet<String>,
+}
+
+impl Running {
+    const MAX: usize = 10_000;
+
+    fn start(&mut self, name: &str) {
+        if self.open.len() < Self::MAX && self.open.insert(name.to_string()) {
+            self.order.push(name.to_string());
+        }
+    }
+
+    fn end(&mut self, name: &str) {
+        self.open.remove(name);
+    }
+
+    /// Still running, without running subtests of their own (the leaves say more).
+    fn leaves(&self) -> Vec<&str> {
+        let mut parents = HashSet::new();
+        for t in self.open.iter() {
+            for (i, _) in t.match_indices('/') {
+                parents.insert(&t[..i]);
+            }
+        }
+        self.order
+            .iter()
+            .filter(|t| self.open.contains(*t) && !parents.contains(t.as_str()))
+            .map(String::as_str)
+            .collect()
+    }
+
+    fn clear(&mut self) {
+        self.order.clear();
+        self.open.clear();
+    }
+}
+
+/// `go test -v` output.
 pub struct Text {
     c: Collector,
-    /// Failures not yet attributed to a package.
-    pending: Vec<String>,
+    /// Results not yet attributed to a package, in order.
+    pending: Vec<(String, Outcome)>,
+    /// Names with a pending failure (without `all`, only their passes matter).
+    pending_failed: HashSet<String>,
     seen: bool,
     in_timeout: bool,
     in_running_list: bool,
-    /// `=== RUN` without a result yet: a panic or timeout takes these down with the package.
-    running: Vec<String>,
+    running: Running,
+}
+
+impl Text {
+    pub fn new(c: Collector) -> Self {
+        Text {
+            c,
+            pending: Vec::new(),
+            pending_failed: HashSet::new(),
+            seen: false,
+            in_timeout: false,
+            in_running_list: false,
+            running: Running::default(),
+        }
+    }
+
+    fn hold(&mut self, name: &str, outcome: Outcome) {
+        if outcome == Outcome::Fail {
+            self.pending_failed.insert(name.to_string());
+        } else if !self.c.keep_all && !self.pending_failed.contains(name) {
+            // Only failures are kept: a pass matters only after a failure (a flake).
+            return;
+        }
+        if self.pending.len() < super::MAX_TESTS {
+            self.pending.push((name.to_string(), outcome));
+        }
+    }
+
+    /// Attributes the held results to `pkg` (`None` when the log ended without its line).
+    fn flush(&mut self, pkg: Option<&str>) {
+        for (name, outcome) in std::mem::take(&mut self.pending) {
+            match outcome {
+                Outcome::Fail => self.c.fail(pkg, &name),
+                Outcome::Pass => self.c.pass(pkg, &name),
+                Outcome::Skip => self.c.skip(pkg, &name),
+                Outcome::Flaky => self.c.flaky(pkg, &name),
+            }
+        }
+        self.pending_failed.clear();
+    }
 }
 
 impl LineParser for Text {
@@ -66,44 +152,39 @@ impl LineParser for Text {
         }
         if let Some(m) = result_line().captures(line) {
             self.seen = true;
-            if let Some(i) = self.running.iter().position(|t| *t == m[2]) {
-                self.running.swap_remove(i);
-            }
-            match &m[1] {
-                "FAIL" => {
-                    self.c.fail(None, &m[2]);
-                    self.pending.push(m[2].to_string());
-                }
-                "PASS" => self.c.pass(None, &m[2]),
-                _ => {}
-            }
+            let name = m[2].to_string();
+            self.running.end(&name);
+            let outcome = match &m[1] {
+                "FAIL" => Outcome::Fail,
+                "PASS" => Outcome::Pass,
+                _ => Outcome::Skip,
+            };
+            self.hold(&name, outcome);
             return;
         }
         if let Some(name) = line.strip_prefix("=== RUN") {
             self.seen = true;
             let name = name.trim();
-            if !name.is_empty() && self.running.len() < 10_000 {
-                self.running.push(name.to_string());
+            if !name.is_empty() {
+                self.running.start(name);
             }
             return;
         }
         if let Some(m) = package_line().captures(line) {
             let pkg = m[2].to_string();
-            if &m[1] == "FAIL" {
-                // Still running when the package failed: the panic or timeout was theirs.
-                let running = std::mem::take(&mut self.running);
-                let leaves: Vec<&String> = running
-                    .iter()
-                    .filter(|t| !running.iter().any(|o| o.starts_with(&format!("{t}/"))))
-                    .collect();
+            if &m[1] == "FAIL" && self.pending_failed.is_empty() {
+                // The package failed and no test of it reported a failure: the binary died
+                // (a panic, a timeout without its list) while these ran, so they take the blame.
+                // When some test did report, the others still running are neither passed nor
+                // failed.
+                let leaves: Vec<String> =
+                    self.running.leaves().into_iter().map(String::from).collect();
                 for t in leaves {
-                    self.c.fail(Some(&pkg), t);
+                    self.hold(&t, Outcome::Fail);
                 }
             }
             self.running.clear();
-            for name in self.pending.drain(..) {
-                self.c.fail(Some(&pkg), &name);
-            }
+            self.flush(Some(&pkg));
             self.in_timeout = false;
             self.in_running_list = false;
             return;
@@ -120,16 +201,19 @@ impl LineParser for Text {
             }
             if self.in_running_list {
                 if let Some(m) = running_test().captures(line) {
-                    self.c.fail(None, &m[1]);
-                    self.pending.push(m[1].to_string());
+                    let name = m[1].to_string();
+                    self.running.end(&name);
+                    self.hold(&name, Outcome::Fail);
                     return;
                 }
                 self.in_running_list = false;
             }
             // Older Go has no list: the test functions in the goroutine dump name them.
             if let Some(m) = dump_frame().captures(line) {
-                let pkg = m[1].to_string();
-                self.c.fail(Some(&pkg), &m[2]);
+                let (pkg, name) = (m[1].to_string(), m[2].to_string());
+                self.running.end(&name);
+                self.pending_failed.insert(name.clone());
+                self.c.fail(Some(&pkg), &name);
             }
         }
     }
@@ -139,7 +223,7 @@ impl LineParser for Text {
     }
 
     fn finish(mut self: Box<Self>) -> Collector {
-        self.c.drop_failed_parents();
+        self.flush(None);
         self.c
     }
 }
@@ -155,12 +239,25 @@ struct Event<'a> {
 }
 
 /// `go test -json` (test2json) events, one per line; other lines are ignored.
-#[derive(Default)]
 pub struct Json {
     c: Collector,
-    /// Tests started and not finished, per package: the ones a package failure takes down.
-    running: HashMap<String, Vec<String>>,
+    /// Per package: tests started and not finished, and whether one of its tests failed.
+    packages: HashMap<String, (Running, bool)>,
     seen: bool,
+}
+
+impl Json {
+    pub fn new(c: Collector) -> Self {
+        Json {
+            c,
+            packages: HashMap::new(),
+            seen: false,
+        }
+    }
+
+    fn package(&mut self, pkg: &str) -> &mut (Running, bool) {
+        self.packages.entry(pkg.to_string()).or_default()
+    }
 }
 
 impl LineParser for Json {
@@ -175,31 +272,34 @@ impl LineParser for Json {
         self.seen = true;
         let pkg = e.package.unwrap_or("");
         match (e.action, e.test) {
-            ("run", Some(test)) => self
-                .running
-                .entry(pkg.to_string())
-                .or_default()
-                .push(test.to_string()),
+            ("run", Some(test)) => self.package(pkg).0.start(test),
             ("fail", Some(test)) => {
-                self.finish_test(pkg, test);
+                let p = self.package(pkg);
+                p.0.end(test);
+                p.1 = true;
                 self.c.fail(Some(pkg), test);
             }
             ("pass", Some(test)) => {
-                self.finish_test(pkg, test);
+                self.package(pkg).0.end(test);
                 self.c.pass(Some(pkg), test);
             }
-            ("skip", Some(test)) => self.finish_test(pkg, test),
+            ("skip", Some(test)) => {
+                self.package(pkg).0.end(test);
+                self.c.skip(Some(pkg), test);
+            }
             ("fail", None) => {
-                // A package that failed with tests still running (a panic or a timeout that
-                // never reported them): those tests failed.
-                if let Some(left) = self.running.remove(pkg) {
-                    for t in left {
-                        self.c.fail(Some(pkg), &t);
+                // The package failed with tests still running and none of its tests reported
+                // a failure: the binary died under them (a panic, a timeout), so they failed.
+                if let Some((running, failed)) = self.packages.remove(pkg)
+                    && !failed
+                {
+                    for t in running.leaves() {
+                        self.c.fail(Some(pkg), t);
                     }
                 }
             }
             ("pass" | "skip", None) => {
-                self.running.remove(pkg);
+                self.packages.remove(pkg);
             }
             _ => {}
         }
@@ -209,18 +309,7 @@ impl LineParser for Json {
         self.seen
     }
 
-    fn finish(mut self: Box<Self>) -> Collector {
-        self.c.drop_failed_parents();
+    fn finish(self: Box<Self>) -> Collector {
         self.c
-    }
-}
-
-impl Json {
-    fn finish_test(&mut self, pkg: &str, test: &str) {
-        if let Some(list) = self.running.get_mut(pkg)
-            && let Some(i) = list.iter().position(|t| t == test)
-        {
-            list.swap_remove(i);
-        }
     }
 }

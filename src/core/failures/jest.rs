@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::Deserialize;
 
-use super::{Collector, LineParser, Report};
+use super::{Collector, LineParser};
 
 fn file_line() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
@@ -20,16 +20,34 @@ fn cross() -> &'static Regex {
     })
 }
 
+fn tick() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"^\s*([✓√○✎])\s+(?:(?:skipped|todo)\s+)?(.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$")
+            .expect("valid")
+    })
+}
+
 fn bullet() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| Regex::new(r"^\s*●\s+(.+›.+|[^›]+?)\s*$").expect("valid"))
 }
 
-#[derive(Default)]
 pub struct Text {
     c: Collector,
-    file: Option<String>,
+    /// The file whose results follow, and whether it failed.
+    file: Option<(String, bool)>,
     seen: bool,
+}
+
+impl Text {
+    pub fn new(c: Collector) -> Self {
+        Text {
+            c,
+            file: None,
+            seen: false,
+        }
+    }
 }
 
 impl LineParser for Text {
@@ -37,18 +55,28 @@ impl LineParser for Text {
         let marked = line.contains("FAIL") || line.contains("PASS");
         if !marked
             && (self.file.is_none()
-                || !(line.contains('✕') || line.contains('×') || line.contains('●')))
+                || !line.contains(['✕', '×', '●', '✓', '√', '○', '✎']))
         {
             return;
         }
         if let Some(m) = file_line().captures(line) {
             self.seen = true;
-            self.file = (&m[1] == "FAIL").then(|| m[2].to_string());
+            self.file = Some((m[2].to_string(), &m[1] == "FAIL"));
             return;
         }
-        let Some(file) = self.file.clone() else {
+        let Some((file, failed_file)) = self.file.clone() else {
             return;
         };
+        if let Some(m) = tick().captures(line) {
+            match &m[1] {
+                "✓" | "√" => self.c.pass(Some(&file), &m[2]),
+                _ => self.c.skip(Some(&file), &m[2]),
+            }
+            return;
+        }
+        if !failed_file {
+            return;
+        }
         if let Some(m) = cross().captures(line) {
             self.c.fail(Some(&file), &m[1]);
         } else if let Some(m) = bullet().captures(line) {
@@ -61,12 +89,7 @@ impl LineParser for Text {
                 let flat = name.replace(" › ", " ");
                 let short = name.rsplit(" › ").next().unwrap_or(name);
                 // Prefer the ✕ line's title when both appear.
-                if !self
-                    .c
-                    .tests
-                    .iter()
-                    .any(|(t, _)| t.name == short || t.name == flat)
-                {
+                if !self.c.has_failure(short) && !self.c.has_failure(&flat) {
                     self.c.fail(Some(&file), &flat);
                 }
             }
@@ -115,10 +138,9 @@ struct Assertion {
 }
 
 /// `jest --json`: one document.
-pub fn parse_json<R: BufRead>(reader: R) -> std::io::Result<Report> {
+pub fn parse_json<R: BufRead>(reader: R, mut c: Collector) -> std::io::Result<Collector> {
     let report: JsonReport = serde_json::from_reader(reader)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-    let mut c = Collector::default();
     for suite in report.test_results {
         let file = suite.name.as_deref();
         let mut any = false;
@@ -130,6 +152,10 @@ pub fn parse_json<R: BufRead>(reader: R) -> std::io::Result<Report> {
             match a.status.as_deref() {
                 Some("failed") => c.fail(file, &name),
                 Some("passed") if a.invocations.unwrap_or(1) > 1 => c.flaky(file, &name),
+                Some("passed") => c.pass(file, &name),
+                Some("pending" | "skipped" | "todo" | "disabled" | "focused") => {
+                    c.skip(file, &name)
+                }
                 _ => {}
             }
         }
@@ -147,5 +173,5 @@ pub fn parse_json<R: BufRead>(reader: R) -> std::io::Result<Report> {
             c.fail(None, f);
         }
     }
-    Ok(c.finish())
+    Ok(c)
 }

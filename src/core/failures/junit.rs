@@ -6,7 +6,7 @@ use std::io::BufRead;
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
-use super::{Collector, Report};
+use super::Collector;
 
 fn attr(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
     e.attributes()
@@ -21,20 +21,25 @@ struct Case {
     name: String,
     failed: bool,
     flaky: bool,
+    skipped: bool,
 }
 
-pub fn parse<R: BufRead>(reader: R) -> std::io::Result<Report> {
+pub fn parse<R: BufRead>(reader: R, mut c: Collector) -> std::io::Result<Collector> {
     let mut xml = Reader::from_reader(reader);
     xml.config_mut().trim_text(true);
     let mut buf = Vec::new();
     let mut suites: Vec<Option<String>> = Vec::new();
     let mut case: Option<Case> = None;
-    let mut c = Collector::default();
     let finish = |case: Case, c: &mut Collector| {
+        let (pkg, name) = (case.package.as_deref(), case.name.as_str());
         if case.failed {
-            c.fail(case.package.as_deref(), &case.name);
+            c.fail(pkg, name);
         } else if case.flaky {
-            c.flaky(case.package.as_deref(), &case.name);
+            c.flaky(pkg, name);
+        } else if case.skipped {
+            c.skip(pkg, name);
+        } else {
+            c.pass(pkg, name);
         }
     };
     loop {
@@ -51,7 +56,7 @@ pub fn parse<R: BufRead>(reader: R) -> std::io::Result<Report> {
             }
             Event::Empty(e) if e.name().as_ref() == b"testcase" => {
                 // A self-closing testcase passed.
-                let _ = new_case(&e, &suites);
+                finish(new_case(&e, &suites), &mut c);
             }
             Event::Start(e) | Event::Empty(e) => {
                 if let Some(cs) = case.as_mut() {
@@ -60,6 +65,7 @@ pub fn parse<R: BufRead>(reader: R) -> std::io::Result<Report> {
                         b"flakyFailure" | b"flakyError" | b"rerunFailure" | b"rerunError" => {
                             cs.flaky = true
                         }
+                        b"skipped" => cs.skipped = true,
                         _ => {}
                     }
                 }
@@ -77,8 +83,7 @@ pub fn parse<R: BufRead>(reader: R) -> std::io::Result<Report> {
         }
         buf.clear();
     }
-    c.drop_failed_parents();
-    Ok(c.finish())
+    Ok(c)
 }
 
 fn new_case(e: &BytesStart<'_>, suites: &[Option<String>]) -> Case {
@@ -90,7 +95,6 @@ fn new_case(e: &BytesStart<'_>, suites: &[Option<String>]) -> Case {
     Case {
         package,
         name,
-        failed: false,
-        flaky: false,
+        ..Case::default()
     }
 }

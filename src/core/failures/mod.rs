@@ -11,6 +11,7 @@ mod jest;
 mod junit;
 mod pytest;
 
+use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 
 use serde::Serialize;
@@ -30,7 +31,7 @@ pub enum Format {
 }
 
 /// A test that failed (or, with `flaky`, failed and then passed on a retry).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct FailedTest {
     pub name: String,
     pub package: Option<String>,
@@ -46,7 +47,7 @@ impl FailedTest {
     }
 }
 
-/// What a log held.
+/// What a log held: its failing tests.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
     pub failed: Vec<FailedTest>,
@@ -54,105 +55,253 @@ pub struct Report {
     pub flaky: Vec<FailedTest>,
 }
 
-/// Collects fail/pass events, keeping only tests that failed at some point.
+/// One test's outcome in one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Pass,
+    Fail,
+    Skip,
+    /// Failed, then passed on a retry inside the same run.
+    Flaky,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Fail => "fail",
+            Outcome::Skip => "skip",
+            Outcome::Flaky => "flaky",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Outcome> {
+        match s {
+            "pass" => Some(Outcome::Pass),
+            "fail" => Some(Outcome::Fail),
+            "skip" => Some(Outcome::Skip),
+            "flaky" => Some(Outcome::Flaky),
+            _ => None,
+        }
+    }
+}
+
+/// A test with its outcome, and how many times the run reported it passing and failing (a
+/// `-count=20` rerun reports one test twenty times).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TestResult {
+    #[serde(flatten)]
+    pub test: FailedTest,
+    pub outcome: Outcome,
+    pub passes: u32,
+    pub failures: u32,
+}
+
+/// Every test a log or report showed with a result, in the order first seen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Results {
+    pub tests: Vec<TestResult>,
+    /// Tests left out because the report named more than [`MAX_TESTS`].
+    pub dropped: usize,
+}
+
+/// Most distinct tests remembered from one report (a bound on memory and work per run).
+pub const MAX_TESTS: usize = 500_000;
+
+#[derive(Clone, Debug)]
+struct Entry {
+    test: FailedTest,
+    passes: u32,
+    fails: u32,
+    skips: u32,
+    /// Reported as failed-then-passed by the runner itself.
+    retried: bool,
+}
+
+impl Entry {
+    fn outcome(&self) -> Outcome {
+        if self.fails > 0 && (self.passes > 0 || self.retried) {
+            Outcome::Flaky
+        } else if self.fails > 0 {
+            Outcome::Fail
+        } else if self.passes > 0 || self.retried {
+            Outcome::Pass
+        } else {
+            Outcome::Skip
+        }
+    }
+}
+
+/// Collects results. By default only tests that failed at some point are kept, so memory
+/// follows the failures, not the log; [`Collector::all`] keeps every test (for the history).
+/// Every operation is a hash lookup: linear in the log.
 #[derive(Debug, Default)]
 pub struct Collector {
-    tests: Vec<(FailedTest, bool)>,
-    /// Name → positions in `tests`: passes of the many tests that never failed cost one lookup.
-    by_name: std::collections::HashMap<String, Vec<usize>>,
+    entries: Vec<Entry>,
+    /// Name → positions in `entries` (one per package the name appears in).
+    by_name: HashMap<String, Vec<usize>>,
+    keep_all: bool,
+    dropped: usize,
 }
 
 impl Collector {
+    /// A collector that keeps passing and skipped tests too.
+    pub fn all() -> Self {
+        Collector {
+            keep_all: true,
+            ..Collector::default()
+        }
+    }
+
+    fn same_mode(&self) -> Self {
+        Collector {
+            keep_all: self.keep_all,
+            ..Collector::default()
+        }
+    }
+
     pub fn fail(&mut self, package: Option<&str>, name: &str) {
+        if let Some(e) = self.entry(package, name, true) {
+            e.fails += 1;
+        }
+    }
+
+    /// A pass. Without `all`, a pass of a test that never failed is forgotten.
+    pub fn pass(&mut self, package: Option<&str>, name: &str) {
+        if let Some(e) = self.entry(package, name, self.keep_all) {
+            e.passes += 1;
+        }
+    }
+
+    pub fn skip(&mut self, package: Option<&str>, name: &str) {
+        if let Some(e) = self.entry(package, name, self.keep_all) {
+            e.skips += 1;
+        }
+    }
+
+    /// Failed, then passed on a retry (JUnit `flakyFailure`, nextest `FLAKY`).
+    pub fn flaky(&mut self, package: Option<&str>, name: &str) {
+        if let Some(e) = self.entry(package, name, true) {
+            e.fails += 1;
+            e.retried = true;
+        }
+    }
+
+    /// Whether a failure of `name` (any package) was recorded.
+    pub fn has_failure(&self, name: &str) -> bool {
+        self.by_name
+            .get(name)
+            .is_some_and(|ix| ix.iter().any(|&i| self.entries[i].fails > 0))
+    }
+
+    /// The entry of the test, created when `create`. A test known without its package is the
+    /// same test once the package is known.
+    fn entry(&mut self, package: Option<&str>, name: &str, create: bool) -> Option<&mut Entry> {
         let name = name.trim();
         if name.is_empty() {
-            return;
+            return None;
         }
         let package = package.map(str::trim).filter(|p| !p.is_empty());
-        // A failure known without its package is the same test once the package is known.
-        if let Some(p) = package
-            && let Some(i) = self
-                .tests
-                .iter()
-                .position(|(t, _)| t.package.is_none() && t.name == name)
-        {
-            self.tests[i].0.package = Some(p.to_string());
-            return;
+        let found = self.by_name.get(name).and_then(|ix| {
+            ix.iter()
+                .copied()
+                .find(|&i| self.entries[i].test.package.as_deref() == package)
+                .or_else(|| {
+                    ix.iter().copied().find(|&i| {
+                        package.is_none() || self.entries[i].test.package.is_none()
+                    })
+                })
+        });
+        if let Some(i) = found {
+            let e = &mut self.entries[i];
+            if e.test.package.is_none()
+                && let Some(p) = package
+            {
+                e.test.package = Some(p.to_string());
+            }
+            return Some(e);
         }
-        // Seen before: a later failure of a test that passed on a retry is still a flake.
-        if self.index(package, name).is_some() {
-            return;
+        if !create {
+            return None;
         }
-        self.by_name
-            .entry(name.to_string())
-            .or_default()
-            .push(self.tests.len());
-        self.tests.push((
-            FailedTest {
+        if self.entries.len() >= MAX_TESTS {
+            self.dropped += 1;
+            return None;
+        }
+        let i = self.entries.len();
+        self.by_name.entry(name.to_string()).or_default().push(i);
+        self.entries.push(Entry {
+            test: FailedTest {
                 name: name.to_string(),
                 package: package.map(str::to_string),
             },
-            false,
-        ));
-    }
-
-    /// A pass after a failure marks the test flaky; a pass of an unknown test is forgotten.
-    pub fn pass(&mut self, package: Option<&str>, name: &str) {
-        if let Some(i) = self.index(package.map(str::trim), name.trim()) {
-            self.tests[i].1 = true;
-        }
-    }
-
-    /// Marks a known failure flaky directly (JUnit `flakyFailure`, nextest `FLAKY`).
-    pub fn flaky(&mut self, package: Option<&str>, name: &str) {
-        self.fail(package, name);
-        self.pass(package, name);
-    }
-
-    fn index(&self, package: Option<&str>, name: &str) -> Option<usize> {
-        self.tests.iter().position(|(t, _)| {
-            t.name == name
-                && (package.is_none() || t.package.is_none() || t.package.as_deref() == package)
-        })
-    }
-
-    /// Drops failed parents whose subtests (`Parent/child`) failed: the leaves say more.
-    pub fn drop_failed_parents(&mut self) {
-        let names: Vec<(Option<String>, String)> = self
-            .tests
-            .iter()
-            .map(|(t, _)| (t.package.clone(), t.name.clone()))
-            .collect();
-        self.tests.retain(|(t, _)| {
-            let prefix = format!("{}/", t.name);
-            !names
-                .iter()
-                .any(|(p, n)| *p == t.package && n.starts_with(&prefix))
+            passes: 0,
+            fails: 0,
+            skips: 0,
+            retried: false,
         });
-        self.reindex();
+        self.entries.last_mut()
     }
 
-    fn reindex(&mut self) {
-        self.by_name.clear();
-        for (i, (t, _)) in self.tests.iter().enumerate() {
-            self.by_name.entry(t.name.clone()).or_default().push(i);
+    /// Adds everything `other` recorded.
+    pub fn absorb(&mut self, other: Collector) {
+        self.dropped += other.dropped;
+        for e in other.entries {
+            let pkg = e.test.package.as_deref();
+            let create = e.fails > 0 || self.keep_all;
+            if let Some(mine) = self.entry(pkg, &e.test.name, create) {
+                mine.passes += e.passes;
+                mine.fails += e.fails;
+                mine.skips += e.skips;
+                mine.retried |= e.retried;
+            }
         }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.tests.is_empty()
+        self.entries.is_empty()
     }
 
+    /// The failing and flaky tests. Failed parents whose subtests (`Parent/child`) failed are
+    /// left out: the leaves say more.
     pub fn finish(self) -> Report {
+        let mut parents: HashSet<(Option<&str>, &str)> = HashSet::new();
+        for e in self.entries.iter().filter(|e| e.fails > 0) {
+            let name = e.test.name.as_str();
+            for (i, _) in name.match_indices('/') {
+                parents.insert((e.test.package.as_deref(), &name[..i]));
+            }
+        }
         let mut r = Report::default();
-        for (t, flaky) in self.tests {
-            if flaky {
-                r.flaky.push(t);
-            } else {
-                r.failed.push(t);
+        for e in &self.entries {
+            if parents.contains(&(e.test.package.as_deref(), e.test.name.as_str())) {
+                continue;
+            }
+            match e.outcome() {
+                Outcome::Fail => r.failed.push(e.test.clone()),
+                Outcome::Flaky => r.flaky.push(e.test.clone()),
+                Outcome::Pass | Outcome::Skip => {}
             }
         }
         r
+    }
+
+    /// Every test with its outcome.
+    pub fn finish_results(self) -> Results {
+        Results {
+            dropped: self.dropped,
+            tests: self
+                .entries
+                .into_iter()
+                .map(|e| TestResult {
+                    outcome: e.outcome(),
+                    passes: e.passes + u32::from(e.retried && e.passes == 0),
+                    failures: e.fails,
+                    test: e.test,
+                })
+                .collect(),
+        }
     }
 }
 
@@ -217,38 +366,52 @@ pub fn clean_line(raw: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// Parses a log or report from `reader`.
-pub fn parse<R: BufRead>(mut reader: R, format: Format) -> std::io::Result<Report> {
+/// The failing tests of a log or report from `reader`.
+pub fn parse<R: BufRead>(reader: R, format: Format) -> std::io::Result<Report> {
+    Ok(collect(reader, format, Collector::default())?.finish())
+}
+
+/// Every test of a log or report from `reader`, with its outcome.
+pub fn parse_results<R: BufRead>(reader: R, format: Format) -> std::io::Result<Results> {
+    Ok(collect(reader, format, Collector::all())?.finish_results())
+}
+
+fn collect<R: BufRead>(
+    mut reader: R,
+    format: Format,
+    collector: Collector,
+) -> std::io::Result<Collector> {
     let format = if format == Format::Auto {
         sniff(&mut reader)?
     } else {
         format
     };
     match format {
-        Format::Junit => return junit::parse(reader),
+        Format::Junit => return junit::parse(reader, collector),
         Format::Jest => {
             // `jest --json` is one JSON document; the human output is lines.
             let head = reader.fill_buf()?;
             if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
-                return jest::parse_json(reader);
+                return jest::parse_json(reader, collector);
             }
         }
         _ => {}
     }
+    let fresh = || collector.same_mode();
     let mut parsers: Vec<(Format, Box<dyn LineParser>)> = match format {
-        Format::Go => vec![(Format::Go, Box::new(go::Text::default()))],
-        Format::GoJson => vec![(Format::GoJson, Box::new(go::Json::default()))],
-        Format::Cargo => vec![(Format::Cargo, Box::new(cargo::Libtest::default()))],
-        Format::Nextest => vec![(Format::Nextest, Box::new(cargo::Nextest::default()))],
-        Format::Pytest => vec![(Format::Pytest, Box::new(pytest::Pytest::default()))],
-        Format::Jest => vec![(Format::Jest, Box::new(jest::Text::default()))],
+        Format::Go => vec![(Format::Go, Box::new(go::Text::new(fresh())))],
+        Format::GoJson => vec![(Format::GoJson, Box::new(go::Json::new(fresh())))],
+        Format::Cargo => vec![(Format::Cargo, Box::new(cargo::Libtest::new(fresh())))],
+        Format::Nextest => vec![(Format::Nextest, Box::new(cargo::Nextest::new(fresh())))],
+        Format::Pytest => vec![(Format::Pytest, Box::new(pytest::Pytest::new(fresh())))],
+        Format::Jest => vec![(Format::Jest, Box::new(jest::Text::new(fresh())))],
         _ => vec![
-            (Format::GoJson, Box::new(go::Json::default())),
-            (Format::Nextest, Box::new(cargo::Nextest::default())),
-            (Format::Go, Box::new(go::Text::default())),
-            (Format::Cargo, Box::new(cargo::Libtest::default())),
-            (Format::Pytest, Box::new(pytest::Pytest::default())),
-            (Format::Jest, Box::new(jest::Text::default())),
+            (Format::GoJson, Box::new(go::Json::new(fresh()))),
+            (Format::Nextest, Box::new(cargo::Nextest::new(fresh()))),
+            (Format::Go, Box::new(go::Text::new(fresh()))),
+            (Format::Cargo, Box::new(cargo::Libtest::new(fresh()))),
+            (Format::Pytest, Box::new(pytest::Pytest::new(fresh()))),
+            (Format::Jest, Box::new(jest::Text::new(fresh()))),
         ],
     };
     let mut buf = Vec::with_capacity(1024);
@@ -269,22 +432,15 @@ pub fn parse<R: BufRead>(mut reader: R, format: Format) -> std::io::Result<Repor
         .filter(|(_, p)| p.recognised())
         .map(|(f, _)| *f)
         .collect();
-    let mut merged = Collector::default();
+    let mut merged = collector;
     for (f, p) in parsers {
         let hidden = (f == Format::Cargo && recognised.contains(&Format::Nextest))
             || (f == Format::Go && recognised.contains(&Format::GoJson));
-        if hidden {
-            continue;
-        }
-        let c = p.finish();
-        for (t, flaky) in c.tests {
-            merged.fail(t.package.as_deref(), &t.name);
-            if flaky {
-                merged.pass(t.package.as_deref(), &t.name);
-            }
+        if !hidden {
+            merged.absorb(p.finish());
         }
     }
-    Ok(merged.finish())
+    Ok(merged)
 }
 
 /// XML or `jest --json` by their first bytes; everything else is lines for every parser.
@@ -301,9 +457,14 @@ fn sniff<R: BufRead>(reader: &mut R) -> std::io::Result<Format> {
     Ok(Format::Auto)
 }
 
-/// Parses text held in memory.
+/// The failing tests of text held in memory.
 pub fn parse_str(text: &str, format: Format) -> Report {
     parse(std::io::Cursor::new(text.as_bytes()), format).unwrap_or_default()
+}
+
+/// Every test of text held in memory.
+pub fn results_str(text: &str, format: Format) -> Results {
+    parse_results(std::io::Cursor::new(text.as_bytes()), format).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ fn summary() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
         Regex::new(
-            r"^(FAILED|ERROR|PASSED|RERUN|XPASS\(strict\)) ([^\s]+\.py::[^\s]+|[^\s]+\.py)(?:\s|$)",
+            r"^(FAILED|ERROR|PASSED|RERUN|SKIPPED|XFAIL|XPASS\(strict\)|XPASS) ([^\s]+\.py::[^\s]+|[^\s]+\.py)(?:\s|$)",
         )
         .expect("valid")
     })
@@ -20,14 +20,16 @@ fn summary() -> &'static Regex {
 fn verbose() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
-        Regex::new(r"^([^\s]+\.py::[^\s]+) (FAILED|ERROR|PASSED|RERUN)\b").expect("valid")
+        Regex::new(r"^([^\s]+\.py::[^\s]+) (FAILED|ERROR|PASSED|RERUN|SKIPPED|XFAIL|XPASS)\b")
+            .expect("valid")
     })
 }
 
-#[derive(Default)]
 pub struct Pytest {
     c: Collector,
     seen: bool,
+    /// (node, status) already counted: `-rA` summaries repeat the verbose lines.
+    counted: std::collections::HashSet<(String, String)>,
 }
 
 fn split(node: &str) -> (Option<&str>, &str) {
@@ -38,14 +40,35 @@ fn split(node: &str) -> (Option<&str>, &str) {
 }
 
 impl Pytest {
-    fn record(&mut self, status: &str, node: &str) {
+    pub fn new(c: Collector) -> Self {
+        Pytest {
+            c,
+            seen: false,
+            counted: Default::default(),
+        }
+    }
+
+    fn record(&mut self, status: &str, node: &str, summary: bool) {
         self.seen = true;
+        // The short summary repeats what the verbose lines said: count a result once. RERUN
+        // lines repeat for each rerun, so they always count.
+        if status != "RERUN" {
+            let key = (node.to_string(), status.to_string());
+            if summary && self.counted.contains(&key) {
+                return;
+            }
+            if !summary && self.counted.len() < super::MAX_TESTS {
+                self.counted.insert(key);
+            }
+        }
         let (file, name) = split(node);
         match status {
             "FAILED" | "ERROR" | "XPASS(strict)" => self.c.fail(file, name),
             // A rerun means an earlier attempt failed; a later PASSED makes it a flake.
             "RERUN" => self.c.fail(file, name),
-            "PASSED" => self.c.pass(file, name),
+            "PASSED" | "XPASS" => self.c.pass(file, name),
+            // An expected failure is not a run of the test's claim; like a skip.
+            "SKIPPED" | "XFAIL" => self.c.skip(file, name),
             _ => {}
         }
     }
@@ -58,10 +81,10 @@ impl LineParser for Pytest {
         }
         if let Some(m) = summary().captures(line) {
             let (s, n) = (m[1].to_string(), m[2].to_string());
-            self.record(&s, &n);
+            self.record(&s, &n, true);
         } else if let Some(m) = verbose().captures(line) {
             let (n, s) = (m[1].to_string(), m[2].to_string());
-            self.record(&s, &n);
+            self.record(&s, &n, false);
         }
     }
 

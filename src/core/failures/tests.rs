@@ -146,3 +146,159 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn go_parallel_failures_belong_to_their_own_package_in_a_multi_package_run() {
+    // Parallel tests report at the end of their package, after other tests' output; the same
+    // names pass in the next package.
+    let log = "=== RUN   TestP\n=== PAUSE TestP\n=== RUN   TestQ\n--- PASS: TestQ (0.00s)\n=== CONT  TestP\n    p_test.go:3: boom\n--- FAIL: TestP (0.01s)\nFAIL\nFAIL\texample.com/a\t0.1s\n=== RUN   TestP\n=== PAUSE TestP\n=== CONT  TestP\n--- PASS: TestP (0.00s)\nok  \texample.com/b\t0.1s\n=== RUN   TestP\n=== PAUSE TestP\n=== RUN   TestR\n--- SKIP: TestR (0.00s)\n=== CONT  TestP\n--- FAIL: TestP (0.00s)\nFAIL\texample.com/c\t0.1s\n";
+    let r = parse_str(log, Format::Go);
+    assert_eq!(ids(&r), ["example.com/a::TestP", "example.com/c::TestP"]);
+    assert!(r.flaky.is_empty(), "{:?}", r.flaky);
+    let all = results_str(log, Format::Go);
+    let got: Vec<(String, Outcome)> = all
+        .tests
+        .iter()
+        .map(|t| (t.test.id(), t.outcome))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("example.com/a::TestQ".to_string(), Outcome::Pass),
+            ("example.com/a::TestP".to_string(), Outcome::Fail),
+            ("example.com/b::TestP".to_string(), Outcome::Pass),
+            ("example.com/c::TestR".to_string(), Outcome::Skip),
+            ("example.com/c::TestP".to_string(), Outcome::Fail),
+        ]
+    );
+}
+
+#[test]
+fn go_tests_still_running_when_another_panicked_are_neither_passed_nor_failed() {
+    let log = "=== RUN   TestA\n=== PAUSE TestA\n=== RUN   TestB\n=== PAUSE TestB\n=== CONT  TestA\n=== CONT  TestB\n--- FAIL: TestB (0.00s)\npanic: boom [recovered]\nFAIL\texample.com/p\t0.1s\n";
+    assert_eq!(ids(&parse_str(log, Format::Go)), ["example.com/p::TestB"]);
+    // With nothing else to blame, the test that was running when the binary died failed.
+    let log = "=== RUN   TestA\npanic: boom\nFAIL\texample.com/p\t0.1s\n";
+    assert_eq!(ids(&parse_str(log, Format::Go)), ["example.com/p::TestA"]);
+}
+
+#[test]
+fn go_timeout_list_without_durations_still_names_the_tests() {
+    let log = "=== RUN   TestSlow\n=== RUN   TestOther\npanic: test timed out after 10m0s\n\trunning tests:\n\t\tTestSlow\n\ngoroutine 41 [semacquire]:\nFAIL\texample.com/acme/pool\t600.012s\n";
+    assert_eq!(
+        ids(&parse_str(log, Format::Go)),
+        ["example.com/acme/pool::TestSlow"]
+    );
+}
+
+fn outcomes(text: &str, format: Format) -> Vec<(String, Outcome, u32, u32)> {
+    results_str(text, format)
+        .tests
+        .into_iter()
+        .map(|t| (t.test.id(), t.outcome, t.passes, t.failures))
+        .collect()
+}
+
+#[test]
+fn results_of_every_format_include_passes_skips_and_flakes() {
+    let json = "{\"Action\":\"run\",\"Package\":\"p\",\"Test\":\"TestA\"}\n{\"Action\":\"pass\",\"Package\":\"p\",\"Test\":\"TestA\"}\n{\"Action\":\"skip\",\"Package\":\"p\",\"Test\":\"TestS\"}\n{\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"TestF\"}\n{\"Action\":\"pass\",\"Package\":\"p\",\"Test\":\"TestF\"}\n";
+    assert_eq!(
+        outcomes(json, Format::Auto),
+        [
+            ("p::TestA".into(), Outcome::Pass, 1, 0),
+            ("p::TestS".into(), Outcome::Skip, 0, 0),
+            ("p::TestF".into(), Outcome::Flaky, 1, 1),
+        ]
+    );
+    let cargo = "     Running unittests src/lib.rs (target/debug/deps/pool-0123456789abcdef)\ntest a ... ok\ntest b ... ignored\ntest c ... FAILED\n\nfailures:\n\n---- c stdout ----\nboom\n\nfailures:\n    c\n";
+    assert_eq!(
+        outcomes(cargo, Format::Cargo),
+        [
+            ("pool::a".into(), Outcome::Pass, 1, 0),
+            ("pool::b".into(), Outcome::Skip, 0, 0),
+            ("pool::c".into(), Outcome::Fail, 0, 1),
+        ]
+    );
+    let nextest = "    Starting 3 tests across 1 binary\n        PASS [   0.001s] proj::basic ok_test\n        SKIP [   0.000s] proj::basic skipped_test\n  TRY 1 FAIL [   0.003s] proj::basic flaky_test\n  TRY 2 PASS [   0.002s] proj::basic flaky_test\n";
+    assert_eq!(
+        outcomes(nextest, Format::Nextest),
+        [
+            ("proj::basic::ok_test".into(), Outcome::Pass, 1, 0),
+            ("proj::basic::skipped_test".into(), Outcome::Skip, 0, 0),
+            ("proj::basic::flaky_test".into(), Outcome::Flaky, 1, 1),
+        ]
+    );
+    let pytest = "t.py::test_ok PASSED\nt.py::test_skip SKIPPED (no db)\nt.py::test_x XFAIL\nt.py::test_f RERUN\nt.py::test_f PASSED\n=== short test summary info ===\nPASSED t.py::test_ok\n";
+    assert_eq!(
+        outcomes(pytest, Format::Pytest),
+        [
+            ("t.py::test_ok".into(), Outcome::Pass, 1, 0),
+            ("t.py::test_skip".into(), Outcome::Skip, 0, 0),
+            ("t.py::test_x".into(), Outcome::Skip, 0, 0),
+            ("t.py::test_f".into(), Outcome::Flaky, 1, 1),
+        ]
+    );
+    let jest = "PASS src/a.test.js\n  a\n    ✓ works (3 ms)\n    ○ skipped later\n    ✎ todo someday\nFAIL src/b.test.js\n  b\n    ✓ fine\n    ✕ breaks (5 ms)\n";
+    assert_eq!(
+        outcomes(jest, Format::Jest),
+        [
+            ("src/a.test.js::works".into(), Outcome::Pass, 1, 0),
+            ("src/a.test.js::later".into(), Outcome::Skip, 0, 0),
+            ("src/a.test.js::someday".into(), Outcome::Skip, 0, 0),
+            ("src/b.test.js::fine".into(), Outcome::Pass, 1, 0),
+            ("src/b.test.js::breaks".into(), Outcome::Fail, 0, 1),
+        ]
+    );
+    let xml = r#"<testsuite name="s"><testcase classname="k" name="a"/><testcase classname="k" name="s"><skipped/></testcase><testcase classname="k" name="f"><flakyFailure/></testcase><testcase classname="k" name="x"><failure/></testcase></testsuite>"#;
+    assert_eq!(
+        outcomes(xml, Format::Auto),
+        [
+            ("k::a".into(), Outcome::Pass, 1, 0),
+            ("k::s".into(), Outcome::Skip, 0, 0),
+            ("k::f".into(), Outcome::Flaky, 1, 1),
+            ("k::x".into(), Outcome::Fail, 0, 1),
+        ]
+    );
+}
+
+#[test]
+fn a_test_reported_twenty_times_counts_twenty_runs() {
+    let mut xml = String::from("<testsuite name=\"s\">");
+    for i in 0..20 {
+        if i % 7 == 0 {
+            xml.push_str("<testcase classname=\"p\" name=\"TestX\"><failure/></testcase>");
+        } else {
+            xml.push_str("<testcase classname=\"p\" name=\"TestX\"/>");
+        }
+    }
+    xml.push_str("</testsuite>");
+    assert_eq!(
+        outcomes(&xml, Format::Junit),
+        [("p::TestX".into(), Outcome::Flaky, 17, 3)]
+    );
+}
+
+#[test]
+fn forty_thousand_go_failures_parse_in_linear_time() {
+    // The whole log is parsed in the suite: a quadratic step shows as a slow test run.
+    let mut log = String::new();
+    for i in 0..40_000 {
+        log.push_str(&format!("=== RUN   TestCase{i}\n--- FAIL: TestCase{i} (0.00s)\n"));
+    }
+    log.push_str("FAIL\texample.com/big\t1.0s\n");
+    let r = parse_str(&log, Format::Go);
+    assert_eq!(r.failed.len(), 40_000);
+    assert_eq!(r.failed[39_999].id(), "example.com/big::TestCase39999");
+}
+
+#[test]
+fn fifty_thousand_failing_junit_testcases_parse_in_linear_time() {
+    let mut xml = String::from("<testsuites><testsuite name=\"s\">");
+    for i in 0..50_000 {
+        xml.push_str(&format!(
+            "<testcase classname=\"k\" name=\"t{i}\"><failure/></testcase>"
+        ));
+    }
+    xml.push_str("</testsuite></testsuites>");
+    assert_eq!(parse_str(&xml, Format::Junit).failed.len(), 50_000);
+}
