@@ -38,6 +38,18 @@ pub enum Fault {
     RetryAfter(u64),
     /// Answer normally, but only after this many milliseconds.
     Slow(u64),
+    /// Answer normally (consumes one matching request: "not this one, the next").
+    Pass,
+    /// Compute the normal answer, then hold it until the test releases it.
+    Hold(Arc<Hold>),
+}
+
+/// A held answer: `arrived` is notified when the request came and its answer was computed;
+/// the answer goes out after `release`.
+#[derive(Debug, Default)]
+pub struct Hold {
+    pub arrived: tokio::sync::Notify,
+    pub release: tokio::sync::Notify,
 }
 
 #[derive(Default)]
@@ -277,6 +289,25 @@ mod jsonwebtoken_fake {
 }
 
 async fn handle(State(s): State<FakeState>, req: Request) -> Response {
+    let path = req.uri().path().to_string();
+    // A held or passed-through answer: decided before the request is handled.
+    let special = {
+        let mut w = s.world.lock().unwrap();
+        let at = w.faults.iter().position(|(p, q)| {
+            path.contains(p.as_str()) && matches!(q.front(), Some(Fault::Hold(_) | Fault::Pass))
+        });
+        at.and_then(|i| w.faults[i].1.pop_front())
+    };
+    let answer = handle_request(s, req).await;
+    if let Some(Fault::Hold(hold)) = special {
+        let released = hold.release.notified();
+        hold.arrived.notify_one();
+        released.await;
+    }
+    answer
+}
+
+async fn handle_request(s: FakeState, req: Request) -> Response {
     let method = req.method().clone();
     let path = req.uri().path().to_string();
     let query = req.uri().query().unwrap_or("").to_string();
@@ -325,7 +356,13 @@ async fn handle(State(s): State<FakeState>, req: Request) -> Response {
     if let Some(i) = w
         .faults
         .iter()
-        .position(|(p, q)| path.contains(p.as_str()) && !q.is_empty())
+        .position(|(p, q)| {
+            path.contains(p.as_str())
+                && matches!(
+                    q.front(),
+                    Some(Fault::Status(_) | Fault::RateLimited { .. } | Fault::RetryAfter(_))
+                )
+        })
     {
         let fault = w.faults[i].1.pop_front();
         if let Some(f) = fault {
@@ -340,7 +377,9 @@ async fn handle(State(s): State<FakeState>, req: Request) -> Response {
                         .insert("x-ratelimit-reset", reset.to_string().parse().unwrap());
                     r
                 }
-                Fault::Slow(_) => unreachable!("handled above"),
+                Fault::Slow(_) | Fault::Pass | Fault::Hold(_) => {
+                    unreachable!("handled above")
+                }
                 Fault::RetryAfter(secs) => {
                     let mut r = answer(
                         429,

@@ -11,5 +11,6 @@ mod github_client;
 mod intake;
 mod operate;
 mod queue;
+mod recovery;
 mod reliability_comment;
 mod replicas;
