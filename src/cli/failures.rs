@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::core::failures::{self, FailedTest, Format};
 use crate::core::reliability::{self, ReliabilityFile};
+use crate::core::tier::Tier;
 
 use super::input::{print_json, read_text};
 
@@ -36,7 +37,7 @@ struct Row {
     id: String,
     name: String,
     package: Option<String>,
-    tier: Option<String>,
+    tier: Option<Tier>,
     /// Whether the reliability file lists the test (else its tier is the policy default).
     #[serde(skip_serializing_if = "Option::is_none")]
     listed: Option<bool>,
@@ -56,11 +57,7 @@ fn rows(tests: Vec<FailedTest>, rel: Option<&ReliabilityFile>) -> Vec<Row> {
             let entry = rel.and_then(|r| r.find(t.package.as_deref(), &t.name));
             Row {
                 id: t.id(),
-                tier: rel.map(|r| {
-                    entry
-                        .map(|e| e.tier.clone())
-                        .unwrap_or_else(|| r.policy.default_tier.clone())
-                }),
+                tier: rel.map(|r| entry.map(|e| e.tier).unwrap_or(r.policy.default_tier)),
                 listed: rel.map(|_| entry.is_some()),
                 name: t.name,
                 package: t.package,

@@ -129,6 +129,31 @@ pub fn parse(body: &str) -> Vec<Result<Command, Malformed>> {
     out
 }
 
+/// The reply to a malformed command: what was wrong, and the commands.
+pub fn malformed_reply(m: &Malformed) -> String {
+    format!("{}\n\n{USAGE}", m.message)
+}
+
+/// The reply to `/repro help`.
+pub fn help_reply() -> String {
+    format!("repro-gate commands (first word of a line in a PR comment):\n\n{USAGE}")
+}
+
+/// The reply to a command its author may not use: who may.
+pub fn refusal(actor: &str, command: &str, repo: &str, maintainers: &[String]) -> String {
+    let who = if maintainers.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", or to be listed in `maintainers` ({})",
+            maintainers.join(", ")
+        )
+    };
+    format!(
+        "@{actor} may not use `/repro {command}`: it needs write, maintain or admin permission on {repo}{who}."
+    )
+}
+
 /// The closest command name within an edit distance of 3.
 pub fn suggest(word: &str) -> Option<&'static str> {
     NAMES
@@ -186,6 +211,22 @@ mod tests {
         assert!(parse("    /repro override x").is_empty());
         assert!(parse("`/repro help` shows the commands").is_empty());
         assert!(parse("/reproduce this").is_empty());
+    }
+
+    #[test]
+    fn replies_say_what_was_wrong_and_who_may() {
+        let r = refusal("bob", "override", "acme/pool", &["acme/captains".into()]);
+        assert_eq!(
+            r,
+            "@bob may not use `/repro override`: it needs write, maintain or admin permission on acme/pool, or to be listed in `maintainers` (acme/captains)."
+        );
+        assert!(!refusal("bob", "override", "acme/pool", &[]).contains("maintainers"));
+        assert!(help_reply().contains("/repro not-concurrency"));
+        let m = Malformed {
+            line: "/repro override".into(),
+            message: "needs a reason".into(),
+        };
+        assert!(malformed_reply(&m).starts_with("needs a reason\n\n| command |"));
     }
 
     #[test]

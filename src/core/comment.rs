@@ -3,7 +3,10 @@
 
 use std::fmt::Write as _;
 
+use super::failures::{FailedTest, Report};
+use super::reliability::ReliabilityFile;
 use super::render::md;
+use super::tier::Tier;
 
 /// Marks the one reliability comment of a PR.
 pub const MARKER: &str = "<!-- repro-gate:test-reliability -->";
@@ -16,7 +19,7 @@ pub struct Row {
     pub id: String,
     pub name: String,
     pub package: Option<String>,
-    pub tier: String,
+    pub tier: Tier,
     pub listed: bool,
     pub pass_rate: Option<f64>,
     pub runs: Option<u64>,
@@ -25,6 +28,36 @@ pub struct Row {
     pub ticket: Option<String>,
     pub note: Option<String>,
     pub flaky: bool,
+}
+
+/// The rows of a failing check's section: each failing or flaky test with its entry, in the
+/// tiers the config asks a comment for (quarantined always gets one: a failure there must be
+/// called out as not evidence).
+pub fn rows(report: &Report, file: &ReliabilityFile, comment_tiers: &[Tier]) -> Vec<Row> {
+    let to_row = |t: &FailedTest, flaky: bool| {
+        let entry = file.find(t.package.as_deref(), &t.name);
+        Row {
+            id: entry.map(|e| e.id.clone()).unwrap_or_else(|| t.id()),
+            name: t.name.clone(),
+            package: t.package.clone(),
+            tier: entry.map(|e| e.tier).unwrap_or(file.policy.default_tier),
+            listed: entry.is_some(),
+            pass_rate: entry.and_then(|e| e.pass_rate),
+            runs: entry.and_then(|e| e.runs),
+            failures: entry.and_then(|e| e.failures),
+            owner: entry.and_then(|e| e.owner.clone()),
+            ticket: entry.and_then(|e| e.ticket.clone()),
+            note: entry.and_then(|e| e.note.clone()),
+            flaky,
+        }
+    };
+    report
+        .failed
+        .iter()
+        .map(|t| to_row(t, false))
+        .chain(report.flaky.iter().map(|t| to_row(t, true)))
+        .filter(|r| r.tier == Tier::Quarantined || comment_tiers.contains(&r.tier))
+        .collect()
 }
 
 /// The command that reruns one test alone, 20 times, for its runner (guessed from its id).
@@ -74,10 +107,10 @@ pub fn rerun_command(package: Option<&str>, name: &str) -> String {
 }
 
 fn instruction(row: &Row) -> String {
-    match row.tier.as_str() {
-        "quarantined" => "**Quarantined: this failure is NOT evidence.** Never change production code to make it pass. If your change touches what it covers, write a deterministic test for that instead.".to_string(),
-        "trusted" => "**Trusted: this failure is real evidence.** Investigate it.".to_string(),
-        _ => format!(
+    match row.tier {
+        Tier::Quarantined => "**Quarantined: this failure is NOT evidence.** Never change production code to make it pass. If your change touches what it covers, write a deterministic test for that instead.".to_string(),
+        Tier::Trusted => "**Trusted: this failure is real evidence.** Investigate it.".to_string(),
+        Tier::Probation => format!(
             "**{}: rerun it alone before forming a hypothesis**, 20 times on this branch and 20 times on the merge base:\n\n  ```sh\n  {}\n  ```\n\n  The same failure rate on both sides means this change did not cause it (\"not my bug\" is a finished task). Three failures in a row, or clearly more failures on the branch (for 20 runs: 0 on base vs 5 or more on the branch), means investigate.",
             if row.listed { "Probation" } else { "Not in the reliability file (probation)" },
             rerun_command(row.package.as_deref(), &row.name)
@@ -187,12 +220,12 @@ pub fn compose(existing: Option<&str>, check: &str, new_section: String) -> Stri
 mod tests {
     use super::*;
 
-    fn row(tier: &str, listed: bool) -> Row {
+    fn row(tier: Tier, listed: bool) -> Row {
         Row {
             id: "services/pool/integration::TestPoolCheckoutUnderLoad".into(),
             name: "TestPoolCheckoutUnderLoad".into(),
             package: Some("example.com/acme/services/pool/integration".into()),
-            tier: tier.into(),
+            tier,
             listed,
             pass_rate: Some(0.855),
             runs: Some(200),
@@ -207,10 +240,10 @@ mod tests {
     #[test]
     fn comment_with_every_tier() {
         let rows = vec![
-            row("quarantined", true),
-            row("probation", true),
-            row("trusted", true),
-            row("probation", false),
+            row(Tier::Quarantined, true),
+            row(Tier::Probation, true),
+            row(Tier::Trusted, true),
+            row(Tier::Probation, false),
         ];
         let body = compose(
             None,
@@ -225,12 +258,12 @@ mod tests {
         let first = compose(
             None,
             "unit",
-            section("unit", "aaaaaaa1", &[row("quarantined", true)], None),
+            section("unit", "aaaaaaa1", &[row(Tier::Quarantined, true)], None),
         );
         let second = compose(
             Some(&first),
             "integration",
-            section("integration", "aaaaaaa1", &[row("trusted", true)], None),
+            section("integration", "aaaaaaa1", &[row(Tier::Trusted, true)], None),
         );
         assert_eq!(sections(&second).len(), 2);
         let third = compose(Some(&second), "unit", passed_section("unit", "bbbbbbb2"));

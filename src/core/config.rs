@@ -9,8 +9,7 @@ pub const CONFIG_PATH: &str = ".github/repro-gate.yml";
 /// Largest config file read.
 const MAX_CONFIG_BYTES: usize = 256 * 1024;
 
-/// The tiers of `.ci/test-reliability.yaml`.
-pub const TIERS: &[&str] = &["trusted", "probation", "quarantined"];
+use super::tier::Tier;
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -20,7 +19,7 @@ pub struct RepoConfig {
     pub ignore: Vec<String>,
     pub test_changes_count: bool,
     pub reliability_file: String,
-    pub comment_tiers: Vec<String>,
+    pub comment_tiers: Vec<Tier>,
     pub maintainers: Vec<String>,
 }
 
@@ -32,7 +31,7 @@ impl Default for RepoConfig {
             ignore: vec!["docs/**".into()],
             test_changes_count: false,
             reliability_file: ".ci/test-reliability.yaml".into(),
-            comment_tiers: vec!["quarantined".into(), "probation".into()],
+            comment_tiers: vec![Tier::Quarantined, Tier::Probation],
             maintainers: Vec::new(),
         }
     }
@@ -78,18 +77,6 @@ pub fn parse(text: &str) -> Result<RepoConfig, ConfigError> {
             column: loc.map(|l| l.column()),
         }
     })?;
-    for tier in &config.comment_tiers {
-        if !TIERS.contains(&tier.as_str()) {
-            return Err(ConfigError {
-                message: format!(
-                    "comment_tiers: unknown tier {tier:?} (expected one of {})",
-                    TIERS.join(", ")
-                ),
-                line: find_line(text, "comment_tiers"),
-                column: None,
-            });
-        }
-    }
     if config.label.trim().is_empty() {
         return Err(ConfigError {
             message: "label must not be empty".into(),

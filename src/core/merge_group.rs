@@ -26,7 +26,9 @@ pub fn group_prs(head_ref: &str) -> Vec<u64> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Member {
     Passes,
-    Fails { title: String },
+    Fails {
+        title: String,
+    },
     /// Not found (deleted, or not a PR of this repository).
     Missing,
 }

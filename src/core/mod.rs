@@ -14,4 +14,5 @@ pub mod merge_group;
 pub mod reliability;
 pub mod render;
 pub mod rules;
+pub mod tier;
 pub mod verdict;

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::config::TIERS;
+use super::tier::Tier;
 
 /// Largest reliability file read.
 pub const MAX_BYTES: usize = 5 * 1024 * 1024;
@@ -15,7 +15,7 @@ pub struct Policy {
     pub window_runs: u32,
     pub flake_budget: f64,
     pub promote_after_window: bool,
-    pub default_tier: String,
+    pub default_tier: Tier,
 }
 
 impl Default for Policy {
@@ -24,7 +24,7 @@ impl Default for Policy {
             window_runs: 200,
             flake_budget: 0.02,
             promote_after_window: true,
-            default_tier: "probation".into(),
+            default_tier: Tier::Probation,
         }
     }
 }
@@ -32,7 +32,7 @@ impl Default for Policy {
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 pub struct TestEntry {
     pub id: String,
-    pub tier: String,
+    pub tier: Tier,
     #[serde(default)]
     pub runs: Option<u64>,
     #[serde(default)]
@@ -112,13 +112,6 @@ pub fn parse(text: &str) -> Result<ReliabilityFile, ReliabilityError> {
 
 fn validate(file: &ReliabilityFile) -> Result<(), ReliabilityError> {
     let p = &file.policy;
-    if !TIERS.contains(&p.default_tier.as_str()) {
-        return Err(err(format!(
-            "policy.default_tier: unknown tier {:?} (expected one of {})",
-            p.default_tier,
-            TIERS.join(", ")
-        )));
-    }
     if !(0.0..=1.0).contains(&p.flake_budget) {
         return Err(err("policy.flake_budget must be between 0 and 1"));
     }
@@ -127,13 +120,6 @@ fn validate(file: &ReliabilityFile) -> Result<(), ReliabilityError> {
         let at = format!("tests[{i}] ({})", t.id);
         if t.id.trim().is_empty() {
             return Err(err(format!("tests[{i}]: id is empty")));
-        }
-        if !TIERS.contains(&t.tier.as_str()) {
-            return Err(err(format!(
-                "{at}: unknown tier {:?} (expected one of {})",
-                t.tier,
-                TIERS.join(", ")
-            )));
         }
         if let Some(r) = t.pass_rate
             && !(0.0..=1.0).contains(&r)
@@ -204,10 +190,10 @@ impl ReliabilityFile {
     }
 
     /// The tier of a failing test: its entry's, else the policy's default.
-    pub fn tier_of(&self, package: Option<&str>, name: &str) -> String {
+    pub fn tier_of(&self, package: Option<&str>, name: &str) -> Tier {
         self.find(package, name)
-            .map(|e| e.tier.clone())
-            .unwrap_or_else(|| self.policy.default_tier.clone())
+            .map(|e| e.tier)
+            .unwrap_or(self.policy.default_tier)
     }
 }
 
@@ -223,17 +209,17 @@ pub struct Summary {
 
 pub fn summarize(file: &ReliabilityFile) -> Summary {
     let mut tiers = std::collections::BTreeMap::new();
-    for t in TIERS {
-        tiers.insert((*t).to_string(), 0);
+    for t in Tier::ALL {
+        tiers.insert(t.as_str().to_string(), 0);
     }
     let mut over_budget = Vec::new();
     for t in &file.tests {
-        *tiers.entry(t.tier.clone()).or_insert(0) += 1;
+        *tiers.entry(t.tier.as_str().to_string()).or_insert(0) += 1;
         let rate = match (t.runs, t.failures) {
             (Some(r), Some(f)) if r > 0 => Some(f as f64 / r as f64),
             _ => t.pass_rate.map(|p| 1.0 - p),
         };
-        if rate.is_some_and(|r| r > file.policy.flake_budget) && t.tier == "trusted" {
+        if rate.is_some_and(|r| r > file.policy.flake_budget) && t.tier == Tier::Trusted {
             over_budget.push(t.id.clone());
         }
     }
@@ -284,12 +270,12 @@ mod tests {
             Some("example.com/acme/services/pool/integration"),
             "TestPoolCheckoutUnderLoad",
         );
-        assert_eq!(e.map(|e| e.tier.as_str()), Some("quarantined"));
+        assert_eq!(e.map(|e| e.tier), Some(Tier::Quarantined));
         let e = f.find(
             Some("example.com/acme/services/pool/integration"),
             "TestPoolCheckoutUnderLoad/case_1",
         );
-        assert_eq!(e.map(|e| e.tier.as_str()), Some("quarantined"));
+        assert_eq!(e.map(|e| e.tier), Some(Tier::Quarantined));
         // `xservices/pool/integration` is not a path suffix match.
         assert!(
             f.find(
@@ -305,7 +291,7 @@ mod tests {
             )
             .is_none()
         );
-        assert_eq!(f.tier_of(Some("x"), "TestOther"), "probation");
+        assert_eq!(f.tier_of(Some("x"), "TestOther"), Tier::Probation);
     }
 
     #[test]

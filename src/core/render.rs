@@ -205,7 +205,7 @@ mod tests {
     use crate::core::classify::Reason;
     use crate::core::config::ConfigError;
     use crate::core::evidence::check_body;
-    use crate::core::verdict::{Waiver, decide};
+    use crate::core::verdict::{Waiver, WaiverKind, decide};
 
     fn classification() -> Classification {
         Classification {
@@ -236,6 +236,7 @@ mod tests {
         };
         let ev = check_body(body, None);
         let earlier = [Waiver {
+            kind: WaiverKind::Override,
             by: "lee".into(),
             reason: "release blocker".into(),
             at: "2026-11-01T09:00:00Z".into(),
@@ -258,6 +259,7 @@ mod tests {
 
     fn waiver() -> Waiver {
         Waiver {
+            kind: WaiverKind::Override,
             by: "maya".into(),
             reason: "hotfix for the outage".into(),
             at: "2026-11-29T10:00:00Z".into(),

@@ -260,7 +260,10 @@ impl GitHub {
         path: &str,
         git_ref: &str,
     ) -> Result<Option<(String, String)>, GitHubError> {
-        match self.file_at_if_changed(inst, repo, path, git_ref, None).await? {
+        match self
+            .file_at_if_changed(inst, repo, path, git_ref, None)
+            .await?
+        {
             FileRead::Found { text, sha, .. } => Ok(Some((text, sha))),
             FileRead::Missing | FileRead::NotModified => Ok(None),
         }
@@ -796,5 +799,8 @@ fn encode_query(s: &str) -> String {
 
 /// A repository file path for a URL: each segment encoded, the slashes kept.
 fn encode_file_path(path: &str) -> String {
-    path.split('/').map(encode_path).collect::<Vec<_>>().join("/")
+    path.split('/')
+        .map(encode_path)
+        .collect::<Vec<_>>()
+        .join("/")
 }

@@ -243,7 +243,11 @@ impl GitHub {
             if resp.status.is_success()
                 && let Some(wait) = transport::exhausted_until(&resp.headers, SystemTime::now())
             {
-                tracing::warn!(path, wait_s = wait.as_secs(), "rate limit used up: holding further requests until the reset");
+                tracing::warn!(
+                    path,
+                    wait_s = wait.as_secs(),
+                    "rate limit used up: holding further requests until the reset"
+                );
                 self.inner.gate.close(identity, wait, SystemTime::now());
             }
             if resp.status == http::StatusCode::UNAUTHORIZED

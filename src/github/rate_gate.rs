@@ -63,7 +63,11 @@ impl RateGate {
     pub async fn pass(&self, who: Identity, sleeper: &dyn Sleeper) -> Duration {
         let mut waited = Duration::ZERO;
         while let Some((left, generation)) = self.pending(who, SystemTime::now()) {
-            tracing::debug!(?who, wait_ms = left.as_millis() as u64, "rate limited: waiting for the reset before sending");
+            tracing::debug!(
+                ?who,
+                wait_ms = left.as_millis() as u64,
+                "rate limited: waiting for the reset before sending"
+            );
             sleeper.sleep(left).await;
             waited += left;
             // The wait asked for is over: the gate opens, unless it closed again meanwhile.
@@ -107,11 +111,21 @@ mod tests {
     async fn a_closed_gate_holds_every_request_of_that_identity_only() {
         let gate = RateGate::default();
         let sleeper = Arc::new(Record::default());
-        gate.close(Identity::Installation(7), Duration::from_secs(30), SystemTime::now());
+        gate.close(
+            Identity::Installation(7),
+            Duration::from_secs(30),
+            SystemTime::now(),
+        );
         let waited = gate.pass(Identity::Installation(7), sleeper.as_ref()).await;
         assert!(waited > Duration::from_secs(29) && waited <= Duration::from_secs(30));
-        assert_eq!(gate.pass(Identity::Installation(8), sleeper.as_ref()).await, Duration::ZERO);
-        assert_eq!(gate.pass(Identity::App, sleeper.as_ref()).await, Duration::ZERO);
+        assert_eq!(
+            gate.pass(Identity::Installation(8), sleeper.as_ref()).await,
+            Duration::ZERO
+        );
+        assert_eq!(
+            gate.pass(Identity::App, sleeper.as_ref()).await,
+            Duration::ZERO
+        );
         assert_eq!(sleeper.0.lock().unwrap().len(), 1);
     }
 
@@ -123,6 +137,9 @@ mod tests {
         gate.close(Identity::App, Duration::from_secs(5), now);
         let (left, _) = gate.pending(Identity::App, now).unwrap();
         assert_eq!(left, Duration::from_secs(60));
-        assert!(gate.pending(Identity::App, now + Duration::from_secs(61)).is_none());
+        assert!(
+            gate.pending(Identity::App, now + Duration::from_secs(61))
+                .is_none()
+        );
     }
 }

@@ -1,8 +1,9 @@
 //! `/repro` commands: who may, what they change, a 👍 when accepted, a reply when refused, and
 //! an audit row either way.
 
-use crate::core::commands::{self, Command, USAGE};
+use crate::core::commands::{self, Command};
 use crate::core::config::RepoConfig;
+use crate::core::verdict::WaiverKind;
 use crate::github::types::RepoName;
 use crate::store::AuditRow;
 
@@ -67,7 +68,7 @@ pub async fn on_comment(
                     .add_audit(&audit("malformed", &m.line, false, m.message.clone()), now)
                     .await
                     .map_err(store_err)?;
-                let reply = format!("{}\n\n{USAGE}", m.message);
+                let reply = commands::malformed_reply(&m);
                 svc.github
                     .create_comment(inst, repo, number, &reply)
                     .await
@@ -76,11 +77,7 @@ pub async fn on_comment(
             }
         };
         if cmd.privileged() && !may_act(svc, inst, repo, actor, &config).await? {
-            let who = who_may(&config);
-            let why = format!(
-                "@{actor} may not use `/repro {}`: it needs write, maintain or admin permission on {repo}{who}.",
-                cmd.name()
-            );
+            let why = commands::refusal(actor, cmd.name(), &repo.to_string(), &config.maintainers);
             svc.store
                 .add_audit(&audit(cmd.name(), cmd.args(), false, why.clone()), now)
                 .await
@@ -94,14 +91,7 @@ pub async fn on_comment(
         match &cmd {
             Command::Help => {
                 svc.github
-                    .create_comment(
-                        inst,
-                        repo,
-                        number,
-                        &format!(
-                            "repro-gate commands (first word of a line in a PR comment):\n\n{USAGE}"
-                        ),
-                    )
+                    .create_comment(inst, repo, number, &commands::help_reply())
                     .await
                     .map_err(gh)?;
             }
@@ -111,7 +101,7 @@ pub async fn on_comment(
                     .add_waiver(
                         &repo.to_string(),
                         number as i64,
-                        "override",
+                        WaiverKind::Override,
                         Some(&head_sha),
                         actor,
                         reason,
@@ -125,7 +115,7 @@ pub async fn on_comment(
                     .add_waiver(
                         &repo.to_string(),
                         number as i64,
-                        "exemption",
+                        WaiverKind::Exemption,
                         None,
                         actor,
                         reason,
@@ -155,17 +145,6 @@ pub async fn on_comment(
         }
     }
     Ok(())
-}
-
-fn who_may(config: &RepoConfig) -> String {
-    if config.maintainers.is_empty() {
-        String::new()
-    } else {
-        format!(
-            ", or to be listed in `maintainers` ({})",
-            config.maintainers.join(", ")
-        )
-    }
 }
 
 /// Write permission (read from the collaborator API, never `author_association`), or a

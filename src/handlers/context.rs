@@ -10,8 +10,8 @@ use moka::sync::Cache;
 
 use crate::clock::Clock;
 use crate::core::config::{self, ConfigError, RepoConfig};
-use crate::github::types::RepoName;
 use crate::github::types::FileRead;
+use crate::github::types::RepoName;
 use crate::github::{GitHub, GitHubError};
 use crate::queue::Queue;
 use crate::store::Store;
@@ -103,7 +103,8 @@ impl Services {
 
     /// Remembers that a label exists (after creating it).
     pub fn label_created(&self, repo: &RepoName, label: &str) {
-        self.labels.insert((repo.to_string(), label.to_string()), ());
+        self.labels
+            .insert((repo.to_string(), label.to_string()), ());
     }
 
     /// The repository's config from its default branch (never the PR head), parsed once per

@@ -1,8 +1,9 @@
 //! A failing check from another App: find the failing tests, look them up in the reliability
 //! file, and keep one comment per PR saying what each failure is worth.
 
-use crate::core::comment::{self, MARKER, Row};
-use crate::core::failures::{self, Collector, FailedTest, Format};
+use crate::core::comment::{self, MARKER};
+use crate::core::failures::Collector;
+use crate::core::failures::annotations::{self, AnnotationText};
 use crate::core::reliability::{self, ReliabilityFile};
 use crate::github::types::RepoName;
 
@@ -82,54 +83,31 @@ pub async fn on_failed_check(
 
     // The failing tests: output text, annotations, and the Actions job log.
     let mut all = Collector::default();
-    let add = |all: &mut Collector, text: &str| {
-        let r = failures::parse_str(text, Format::Auto);
-        for t in r.failed {
-            all.fail(t.package.as_deref(), &t.name);
-        }
-        for t in r.flaky {
-            all.flaky(t.package.as_deref(), &t.name);
-        }
-    };
     if let Some(o) = &run.output {
         for t in [&o.title, &o.summary, &o.text].into_iter().flatten() {
-            add(&mut all, t);
+            annotations::add_text(&mut all, t);
         }
     }
-    let annotations = svc
+    let listed = svc
         .github
         .annotations(inst, repo, run.id)
         .await
         .map_err(gh)?;
-    for a in &annotations {
-        let text = format!(
-            "{}\n{}\n{}",
-            a.title.as_deref().unwrap_or(""),
-            a.message,
-            a.raw_details.as_deref().unwrap_or("")
+    for a in &listed {
+        annotations::add_annotation(
+            &mut all,
+            &AnnotationText {
+                path: &a.path,
+                title: a.title.as_deref(),
+                message: &a.message,
+                raw_details: a.raw_details.as_deref(),
+                failure: a.level == "failure",
+            },
         );
-        add(&mut all, &text);
-        // dorny/test-reporter, mikepenz/action-junit-report and publish-unit-test-result put the
-        // test's name in the title: `TestX`, `pkg.Class ‣ test`, `test (Class) failed`.
-        if let Some(title) = a.title.as_deref()
-            && a.level == "failure"
-        {
-            let name = title
-                .trim()
-                .trim_end_matches(" failed")
-                .rsplit(['‣', '›'])
-                .next()
-                .unwrap_or(title)
-                .trim();
-            if !name.is_empty() && !name.contains(' ') {
-                let pkg = (!a.path.is_empty() && a.path != ".github").then_some(a.path.as_str());
-                all.fail(pkg, name);
-            }
-        }
     }
     if let Some(job) = run.details_url.as_deref().and_then(actions_job_id) {
         match svc.github.job_log(inst, repo, job).await {
-            Ok(log) => add(&mut all, &log),
+            Ok(log) => annotations::add_text(&mut all, &log),
             Err(e) => {
                 tracing::warn!(error = %e, job, "the job log could not be read; using output and annotations only")
             }
@@ -152,32 +130,7 @@ pub async fn on_failed_check(
         },
         None => (ReliabilityFile::default(), None),
     };
-    let to_row = |t: &FailedTest, flaky: bool| {
-        let entry = file.find(t.package.as_deref(), &t.name);
-        Row {
-            id: entry.map(|e| e.id.clone()).unwrap_or_else(|| t.id()),
-            name: t.name.clone(),
-            package: t.package.clone(),
-            tier: entry
-                .map(|e| e.tier.clone())
-                .unwrap_or_else(|| file.policy.default_tier.clone()),
-            listed: entry.is_some(),
-            pass_rate: entry.and_then(|e| e.pass_rate),
-            runs: entry.and_then(|e| e.runs),
-            failures: entry.and_then(|e| e.failures),
-            owner: entry.and_then(|e| e.owner.clone()),
-            ticket: entry.and_then(|e| e.ticket.clone()),
-            note: entry.and_then(|e| e.note.clone()),
-            flaky,
-        }
-    };
-    let rows: Vec<Row> = report
-        .failed
-        .iter()
-        .map(|t| to_row(t, false))
-        .chain(report.flaky.iter().map(|t| to_row(t, true)))
-        .filter(|r| r.tier == "quarantined" || config.comment_tiers.contains(&r.tier))
-        .collect();
+    let rows = comment::rows(&report, &file, &config.comment_tiers);
     if rows.is_empty() {
         tracing::info!(check = %run.name, "failing tests are in tiers that get no comment");
         return Ok(());

@@ -13,8 +13,8 @@ pub use context::Services;
 use events::{Action, Event, PullRequestAction, Repository};
 pub use pull_request::evaluate as evaluate_pr;
 
-pub use crate::queue::{HandlerFuture, Job, JobError, JobHandler};
 use crate::queue::{Delivery, Task, Work};
+pub use crate::queue::{HandlerFuture, Job, JobError, JobHandler};
 
 /// Logs the job and marks it done: the handler used until the feature handlers exist, and in
 /// setup mode.
@@ -31,7 +31,9 @@ impl JobHandler for LogOnly {
                     bytes = d.payload.len(),
                     "job received; no handler acts on this event yet"
                 ),
-                Work::Task(t) => tracing::info!(kind = t.kind(), "task received; nothing acts on it here"),
+                Work::Task(t) => {
+                    tracing::info!(kind = t.kind(), "task received; nothing acts on it here")
+                }
             }
             Ok(())
         })
@@ -77,7 +79,9 @@ impl Dispatcher {
                 number,
             } => {
                 let name = crate::github::types::RepoName::parse(repo).ok_or_else(|| {
-                    JobError::Permanent(anyhow::anyhow!("repository name {repo:?} is not owner/name"))
+                    JobError::Permanent(anyhow::anyhow!(
+                        "repository name {repo:?} is not owner/name"
+                    ))
                 })?;
                 pull_request::evaluate(svc, *installation, &name, *number).await
             }

@@ -5,7 +5,9 @@ use crate::core::classify::{Classification, classify};
 use crate::core::config::{ConfigError, RepoConfig};
 use crate::core::evidence::{EvidenceVerdict, check_body};
 use crate::core::render::{self, CHECK_NAME};
-use crate::core::verdict::{Conclusion, Decision, GateInput, Waiver, decide};
+use crate::core::verdict::{
+    Applicable, Conclusion, Decision, GateInput, Waiver, WaiverKind, applicable, decide,
+};
 use crate::github::GitHubError;
 use crate::github::types::{CheckAction, CheckRunWrite, PullRequest, RepoName};
 use crate::store::ms_to_rfc3339;
@@ -74,27 +76,23 @@ pub async fn assess(
         .waivers(&repo.to_string(), number as i64)
         .await
         .map_err(store_err)?;
-    let to_waiver = |w: &crate::store::WaiverRow| Waiver {
-        by: w.by_login.clone(),
-        reason: w.reason.clone(),
-        at: ms_to_rfc3339(w.at_ms),
-        head_sha: w.head_sha.clone(),
-    };
-    let exemption = waivers
+    let recorded: Vec<Waiver> = waivers
         .iter()
-        .rev()
-        .find(|w| w.kind == "exemption")
-        .map(to_waiver);
-    let override_ = waivers
-        .iter()
-        .rev()
-        .find(|w| w.kind == "override" && w.head_sha.as_deref() == Some(pr.head_sha.as_str()))
-        .map(to_waiver);
-    let earlier_overrides = waivers
-        .iter()
-        .filter(|w| w.kind == "override" && w.head_sha.as_deref() != Some(pr.head_sha.as_str()))
-        .map(to_waiver)
+        .filter_map(|w| {
+            Some(Waiver {
+                kind: WaiverKind::parse(&w.kind)?,
+                by: w.by_login.clone(),
+                reason: w.reason.clone(),
+                at: ms_to_rfc3339(w.at_ms),
+                head_sha: w.head_sha.clone(),
+            })
+        })
         .collect();
+    let Applicable {
+        override_,
+        exemption,
+        earlier_overrides,
+    } = applicable(&recorded, &pr.head_sha);
     let labeled = pr.labels.iter().any(|l| l == &config.label);
     Ok(Some(Gate {
         pr,
@@ -141,7 +139,12 @@ pub async fn evaluate(
             .map_err(gh)?;
     }
     let text = render::check_run(&gate.input(), &decision);
-    let run = gate_check_run(&gate.pr.head_sha, decision.conclusion, text.title, text.summary);
+    let run = gate_check_run(
+        &gate.pr.head_sha,
+        decision.conclusion,
+        text.title,
+        text.summary,
+    );
     svc.github
         .upsert_check_run(inst, repo, &run)
         .await

@@ -12,7 +12,11 @@ use crate::store::Store;
 /// A name for this process, unique across restarts and hosts.
 pub fn replica_id() -> String {
     let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "repro-gate".into());
-    format!("{host}-{}-{:08x}", std::process::id(), rand::random::<u32>())
+    format!(
+        "{host}-{}-{:08x}",
+        std::process::id(),
+        rand::random::<u32>()
+    )
 }
 
 /// What the maintenance loop does and how often.
@@ -74,7 +78,9 @@ impl Maintenance {
                     released = n,
                     "a replica stopped beating; its running jobs were released"
                 ),
-                Err(e) => tracing::warn!(error = %format!("{e:#}"), "releasing dead replicas' jobs failed"),
+                Err(e) => {
+                    tracing::warn!(error = %format!("{e:#}"), "releasing dead replicas' jobs failed")
+                }
             }
             if last_prune.is_none_or(|t| now - t >= ms(self.prune_every)) {
                 last_prune = Some(now);

@@ -157,5 +157,4 @@ impl Store {
         let found = on_pool!(self, pool => sqlx::query(SQL).bind(delivery_id).fetch_optional(pool).await?.is_some());
         Ok(found)
     }
-
 }

@@ -41,14 +41,14 @@ impl Store {
         &self,
         repo: &str,
         pr: i64,
-        kind: &str,
+        kind: crate::core::verdict::WaiverKind,
         head_sha: Option<&str>,
         by: &str,
         reason: &str,
         at_ms: i64,
     ) -> anyhow::Result<()> {
         const SQL: &str = "INSERT INTO waivers (repository, pr, kind, head_sha, by_login, reason, at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)";
-        on_pool!(self, pool => sqlx::query(SQL).bind(repo).bind(pr).bind(kind).bind(head_sha).bind(by).bind(reason).bind(at_ms).execute(pool).await.map(|_| ())?);
+        on_pool!(self, pool => sqlx::query(SQL).bind(repo).bind(pr).bind(kind.as_str()).bind(head_sha).bind(by).bind(reason).bind(at_ms).execute(pool).await.map(|_| ())?);
         Ok(())
     }
 

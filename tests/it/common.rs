@@ -259,8 +259,10 @@ impl TestApp {
     }
 
     pub async fn wait_done(&mut self, delivery: &str) -> QueueEvent {
-        self.wait_for(|e| e.delivery_id.as_deref() == Some(delivery) && e.kind == QueueEventKind::Done)
-            .await
+        self.wait_for(|e| {
+            e.delivery_id.as_deref() == Some(delivery) && e.kind == QueueEventKind::Done
+        })
+        .await
     }
 
     pub async fn stop(self) {

@@ -353,17 +353,13 @@ async fn handle_request(s: FakeState, req: Request) -> Response {
     }
 
     // Faults, first matching.
-    if let Some(i) = w
-        .faults
-        .iter()
-        .position(|(p, q)| {
-            path.contains(p.as_str())
-                && matches!(
-                    q.front(),
-                    Some(Fault::Status(_) | Fault::RateLimited { .. } | Fault::RetryAfter(_))
-                )
-        })
-    {
+    if let Some(i) = w.faults.iter().position(|(p, q)| {
+        path.contains(p.as_str())
+            && matches!(
+                q.front(),
+                Some(Fault::Status(_) | Fault::RateLimited { .. } | Fault::RetryAfter(_))
+            )
+    }) {
         let fault = w.faults[i].1.pop_front();
         if let Some(f) = fault {
             return match f {

@@ -71,7 +71,9 @@ async fn failing_job_ends_dead_after_max_attempts(db: Db) {
     app.deliver("pull_request", "f-1", &pr_payload("opened", "acme/pool", 1))
         .await;
     let dead = app
-        .wait_for(|e| e.delivery_id.as_deref() == Some("f-1") && matches!(e.kind, QueueEventKind::Dead { .. }))
+        .wait_for(|e| {
+            e.delivery_id.as_deref() == Some("f-1") && matches!(e.kind, QueueEventKind::Dead { .. })
+        })
         .await;
     let QueueEventKind::Dead { attempt, error } = dead.kind else {
         unreachable!()
@@ -102,7 +104,10 @@ async fn expired_lease_hands_a_stuck_job_to_another_worker(db: Db) {
         .deliver("pull_request", "l-1", &pr_payload("opened", "acme/pool", 1))
         .await;
     stuck
-        .wait_for(|e| e.delivery_id.as_deref() == Some("l-1") && e.kind == QueueEventKind::Started { attempt: 1 })
+        .wait_for(|e| {
+            e.delivery_id.as_deref() == Some("l-1")
+                && e.kind == QueueEventKind::Started { attempt: 1 }
+        })
         .await;
 
     // The lease (60 s) runs out without a heartbeat reaching the database.
@@ -139,13 +144,35 @@ async fn claims_skip_a_pr_whose_job_is_running(db: Db) {
         .await;
     let store = &app.app.store;
     let now = clock.now_ms_for_test();
-    let first = store.claim_job("w1", "test", now, 60_000).await.unwrap().unwrap();
+    let first = store
+        .claim_job("w1", "test", now, 60_000)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(first.delivery_id.as_deref(), Some("a-1"));
-    let second = store.claim_job("w2", "test", now, 60_000).await.unwrap().unwrap();
-    assert_eq!(second.delivery_id.as_deref(), Some("b-1"), "PR 1 is busy, so PR 2 goes next");
-    assert!(store.claim_job("w3", "test", now, 60_000).await.unwrap().is_none());
+    let second = store
+        .claim_job("w2", "test", now, 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        second.delivery_id.as_deref(),
+        Some("b-1"),
+        "PR 1 is busy, so PR 2 goes next"
+    );
+    assert!(
+        store
+            .claim_job("w3", "test", now, 60_000)
+            .await
+            .unwrap()
+            .is_none()
+    );
     assert!(store.complete_job(&first, now).await.unwrap());
-    let third = store.claim_job("w3", "test", now, 60_000).await.unwrap().unwrap();
+    let third = store
+        .claim_job("w3", "test", now, 60_000)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(third.delivery_id.as_deref(), Some("a-2"));
     app.stop().await;
 }

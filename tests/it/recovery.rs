@@ -28,7 +28,13 @@ both_backends!(
 
 async fn a_catch_up_evaluation_and_a_delivery_of_the_same_pr_make_one_check_run(db: Db) {
     let fake = world().await;
-    fake.add_pr(REPO, 1, "sha-1", "", vec![("pool/pool.go", Some(RACY_PATCH))]);
+    fake.add_pr(
+        REPO,
+        1,
+        "sha-1",
+        "",
+        vec![("pool/pool.go", Some(RACY_PATCH))],
+    );
     fake.with(|w| {
         w.installations = vec![7];
         w.installation_repos.insert(7, vec![REPO.into()]);
@@ -42,12 +48,20 @@ async fn a_catch_up_evaluation_and_a_delivery_of_the_same_pr_make_one_check_run(
     arrived.await;
 
     let a = app
-        .deliver("pull_request", "opened-1", &pr_event("opened", 1, json!({})))
+        .deliver(
+            "pull_request",
+            "opened-1",
+            &pr_event("opened", 1, json!({})),
+        )
         .await;
     assert_eq!(a.json["status"], "queued");
     // The evaluation is a job under the PR's key, running; the delivery's job waits for it.
     let evaluations = app.app.store.jobs_of_kind("evaluate_pr").await.unwrap();
-    assert_eq!(evaluations.len(), 1, "the catch-up pass queues the evaluation");
+    assert_eq!(
+        evaluations.len(),
+        1,
+        "the catch-up pass queues the evaluation"
+    );
     assert_eq!(evaluations[0].state, "running");
     assert_eq!(evaluations[0].serial_key, format!("{REPO}#1"));
     let delivery = app.app.store.jobs_for_delivery("opened-1").await.unwrap();
@@ -62,8 +76,20 @@ async fn a_catch_up_evaluation_and_a_delivery_of_the_same_pr_make_one_check_run(
 
 async fn jobs_claimed_by_a_killed_process_run_at_once_after_a_restart(db: Db) {
     let fake = world().await;
-    fake.add_pr(REPO, 1, "sha-1", "", vec![("pool/pool.go", Some(RACY_PATCH))]);
-    fake.add_pr(REPO, 2, "sha-2", "", vec![("pool/pool.go", Some(RACY_PATCH))]);
+    fake.add_pr(
+        REPO,
+        1,
+        "sha-1",
+        "",
+        vec![("pool/pool.go", Some(RACY_PATCH))],
+    );
+    fake.add_pr(
+        REPO,
+        2,
+        "sha-2",
+        "",
+        vec![("pool/pool.go", Some(RACY_PATCH))],
+    );
     // Time stands still: no lease ever expires, so only the release at start-up can free a job.
     let clock = ManualClock::new(1_700_000_000_000);
     let now = clock.now_ms();
@@ -80,8 +106,12 @@ async fn jobs_claimed_by_a_killed_process_run_at_once_after_a_restart(db: Db) {
     let mut first = Spawn::new(&db).workers(0).clock(Arc::new(clock.clone()));
     first.settings.reconcile_minutes = 0;
     let first = first.start().await;
-    first.deliver("issue_comment", "help-1", &comment(1, 501)).await;
-    first.deliver("issue_comment", "help-2", &comment(2, 502)).await;
+    first
+        .deliver("issue_comment", "help-1", &comment(1, 501))
+        .await;
+    first
+        .deliver("issue_comment", "help-2", &comment(2, 502))
+        .await;
     let store: Store = first.app.store.clone();
     // A process that died holding the first job (its last beat 20 s ago); on Postgres, a live
     // replica (beating now) holds the second.
@@ -196,15 +226,25 @@ async fn a_rate_limit_holds_every_request_of_the_installation_until_the_reset() 
             panic!("a request went out inside the Retry-After window: {:?}", done.map(|r| r.map(|p| p.number)));
         }
     }
-    let before = fake.requests().iter().filter(|r| r.path.ends_with("/pulls/2")).count();
+    let before = fake
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/pulls/2"))
+        .count();
     assert_eq!(before, 0, "nothing is sent before the reset");
     let waits = sleeper.waiting.lock().unwrap().clone();
-    assert!(waits.iter().all(|w| *w > Duration::from_secs(29)), "{waits:?}");
+    assert!(
+        waits.iter().all(|w| *w > Duration::from_secs(29)),
+        "{waits:?}"
+    );
     sleeper.release.notify_waiters();
     assert_eq!(first.await.unwrap().unwrap().number, 1);
     assert_eq!(second.await.unwrap().unwrap().number, 2);
     assert_eq!(
-        fake.requests().iter().filter(|r| r.path.ends_with("/pulls/2")).count(),
+        fake.requests()
+            .iter()
+            .filter(|r| r.path.ends_with("/pulls/2"))
+            .count(),
         1
     );
 }

@@ -177,8 +177,12 @@ impl LineParser for Text {
                 // (a panic, a timeout without its list) while these ran, so they take the blame.
                 // When some test did report, the others still running are neither passed nor
                 // failed.
-                let leaves: Vec<String> =
-                    self.running.leaves().into_iter().map(String::from).collect();
+                let leaves: Vec<String> = self
+                    .running
+                    .leaves()
+                    .into_iter()
+                    .map(String::from)
+                    .collect();
                 for t in leaves {
                     self.hold(&t, Outcome::Fail);
                 }

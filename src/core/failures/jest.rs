@@ -23,8 +23,10 @@ fn cross() -> &'static Regex {
 fn tick() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
-        Regex::new(r"^\s*([✓√○✎])\s+(?:(?:skipped|todo)\s+)?(.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$")
-            .expect("valid")
+        Regex::new(
+            r"^\s*([✓√○✎])\s+(?:(?:skipped|todo)\s+)?(.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$",
+        )
+        .expect("valid")
     })
 }
 
@@ -53,9 +55,7 @@ impl Text {
 impl LineParser for Text {
     fn line(&mut self, line: &str) {
         let marked = line.contains("FAIL") || line.contains("PASS");
-        if !marked
-            && (self.file.is_none()
-                || !line.contains(['✕', '×', '●', '✓', '√', '○', '✎']))
+        if !marked && (self.file.is_none() || !line.contains(['✕', '×', '●', '✓', '√', '○', '✎']))
         {
             return;
         }

@@ -5,6 +5,7 @@
 //! specific one that recognised the log wins where runners nest (nextest prints libtest's
 //! output; `go test -json` carries `go test -v` text).
 
+pub mod annotations;
 mod cargo;
 mod go;
 mod jest;
@@ -208,9 +209,9 @@ impl Collector {
                 .copied()
                 .find(|&i| self.entries[i].test.package.as_deref() == package)
                 .or_else(|| {
-                    ix.iter().copied().find(|&i| {
-                        package.is_none() || self.entries[i].test.package.is_none()
-                    })
+                    ix.iter()
+                        .copied()
+                        .find(|&i| package.is_none() || self.entries[i].test.package.is_none())
                 })
         });
         if let Some(i) = found {

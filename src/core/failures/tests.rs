@@ -156,11 +156,7 @@ fn go_parallel_failures_belong_to_their_own_package_in_a_multi_package_run() {
     assert_eq!(ids(&r), ["example.com/a::TestP", "example.com/c::TestP"]);
     assert!(r.flaky.is_empty(), "{:?}", r.flaky);
     let all = results_str(log, Format::Go);
-    let got: Vec<(String, Outcome)> = all
-        .tests
-        .iter()
-        .map(|t| (t.test.id(), t.outcome))
-        .collect();
+    let got: Vec<(String, Outcome)> = all.tests.iter().map(|t| (t.test.id(), t.outcome)).collect();
     assert_eq!(
         got,
         [
@@ -283,7 +279,9 @@ fn forty_thousand_go_failures_parse_in_linear_time() {
     // The whole log is parsed in the suite: a quadratic step shows as a slow test run.
     let mut log = String::new();
     for i in 0..40_000 {
-        log.push_str(&format!("=== RUN   TestCase{i}\n--- FAIL: TestCase{i} (0.00s)\n"));
+        log.push_str(&format!(
+            "=== RUN   TestCase{i}\n--- FAIL: TestCase{i} (0.00s)\n"
+        ));
     }
     log.push_str("FAIL\texample.com/big\t1.0s\n");
     let r = parse_str(&log, Format::Go);
