@@ -19,6 +19,10 @@ pub struct CheckBodyArgs {
     /// A `.github/repro-gate.yml` (checked for validity).
     #[arg(long, env = "REPRO_GATE_CONFIG")]
     pub config: Option<String>,
+    /// Also print, for people (on stderr), which rule counted and which near-miss was
+    /// refused, with line numbers.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 pub fn run(args: CheckBodyArgs) -> ExitCode {
@@ -47,5 +51,8 @@ fn run_inner(args: CheckBodyArgs) -> Result<bool, String> {
     };
     let verdict = check_body(&body, files.as_deref());
     print_json(&verdict)?;
+    if args.explain {
+        eprint!("{}", crate::core::explain::evidence(&verdict));
+    }
     Ok(verdict.satisfied)
 }

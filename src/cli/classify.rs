@@ -15,6 +15,10 @@ pub struct ClassifyArgs {
     /// A `.github/repro-gate.yml` to apply (default: the built-in defaults).
     #[arg(long, env = "REPRO_GATE_CONFIG")]
     pub config: Option<String>,
+    /// Also print, for people (on stderr), which rule fired on which line and why each file
+    /// that did not count was skipped.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 pub fn run(args: ClassifyArgs) -> ExitCode {
@@ -31,7 +35,16 @@ fn run_inner(args: ClassifyArgs) -> Result<(), String> {
     let config = load_config(args.config.as_deref())?;
     let text = read_text(&args.diff, "the diff")?;
     let files = diff::parse_unified(&text).map_err(|e| e.to_string())?;
-    print_json(&classify(&files, &config))
+    let verdict = classify(&files, &config);
+    print_json(&verdict)?;
+    if args.explain {
+        let notes = crate::core::classify::explain_files(&files, &config);
+        eprint!(
+            "{}",
+            crate::core::explain::classification(verdict.concurrency, &notes)
+        );
+    }
+    Ok(())
 }
 
 /// Reads and strictly parses a config file given on the command line; errors are bad input.

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::config::{PathMatcher, RepoConfig};
 use super::diff::{FileChange, LineKind, patch_lines};
-use super::lang::{self, Lang, LexState, strip_line};
+use super::lang::{self, Lang, LexState, resync, strip_line};
 use super::rules::{PATH_WORDS, RULES};
 
 /// Why a change counts (or, for `no-patch`, what could not be read).
@@ -49,7 +49,8 @@ struct LangRules {
     prefilter: AhoCorasick,
     /// Anchor pattern id → indexes into `rules`.
     by_anchor: Vec<Vec<usize>>,
-    rules: Vec<(&'static str, Regex)>,
+    /// (name, pattern, look-alikes that are not matches).
+    rules: Vec<(&'static str, Regex, Option<Regex>)>,
 }
 
 fn engine() -> &'static HashMap<Lang, LangRules> {
@@ -77,7 +78,10 @@ fn engine() -> &'static HashMap<Lang, LangRules> {
                     // The rule table is a constant: a pattern that does not compile is a bug
                     // caught by the unit tests, never input-dependent.
                     let re = Regex::new(rule.pattern).expect("rule patterns are valid");
-                    rules.push((rule.name, re));
+                    let unless = rule
+                        .unless
+                        .map(|u| Regex::new(u).expect("rule patterns are valid"));
+                    rules.push((rule.name, re, unless));
                     for a in rule.anchors {
                         match anchors.iter().position(|x| x == a) {
                             Some(p) => by_anchor[p].push(idx),
@@ -107,6 +111,73 @@ pub fn classify(files: &[FileChange], config: &RepoConfig) -> Classification {
     Classifier::new(config).classify(files)
 }
 
+/// What classification did with one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Treatment {
+    Counted(Vec<Reason>),
+    /// Considered; no added or removed line touches concurrency code.
+    NothingFound,
+    IgnoredByConfig,
+    /// Lock files, vendored, generated code, documentation.
+    NeverCounts,
+    /// A test file in a change that touches only test files (`test_changes_count: false`).
+    TestOnlyChange,
+    UnknownLanguage,
+}
+
+impl Treatment {
+    pub fn why(&self) -> &'static str {
+        match self {
+            Treatment::Counted(_) => "counted",
+            Treatment::NothingFound => "no added or removed line touches concurrency code",
+            Treatment::IgnoredByConfig => "ignored by the config (`ignore`)",
+            Treatment::NeverCounts => "a lock file, vendored or generated code, or documentation",
+            Treatment::TestOnlyChange => {
+                "a test file, and the change touches only test files (`test_changes_count: false`)"
+            }
+            Treatment::UnknownLanguage => "not a source language the rules read",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileNote {
+    pub path: String,
+    pub treatment: Treatment,
+}
+
+/// Each file's treatment, for `classify --explain`.
+pub fn explain_files(files: &[FileChange], config: &RepoConfig) -> Vec<FileNote> {
+    let c = Classifier::new(config);
+    let tests_count = c.tests_count(files);
+    files
+        .iter()
+        .map(|f| {
+            let path = f.path.as_str();
+            let treatment = if c.ignore.is_match(path) {
+                Treatment::IgnoredByConfig
+            } else if never_counts(path) {
+                Treatment::NeverCounts
+            } else {
+                let (counted, reasons) = classify_file(f, tests_count, &c.ignore, &c.always);
+                if counted {
+                    Treatment::Counted(reasons)
+                } else if lang::is_test_file(path) && !tests_count {
+                    Treatment::TestOnlyChange
+                } else if Lang::from_path(path).is_none() {
+                    Treatment::UnknownLanguage
+                } else {
+                    Treatment::NothingFound
+                }
+            };
+            FileNote {
+                path: path.to_string(),
+                treatment,
+            }
+        })
+        .collect()
+}
+
 /// A config with its globs compiled, for classifying many changes.
 pub struct Classifier<'c> {
     config: &'c RepoConfig,
@@ -123,14 +194,29 @@ impl<'c> Classifier<'c> {
         }
     }
 
+    /// `test_changes_count: false`: changes ONLY in test files do not trigger the gate. When
+    /// the PR also changes code, its tests are part of the change and count like the rest (a
+    /// fix with its concurrent test is a concurrency PR).
+    fn tests_count(&self, files: &[FileChange]) -> bool {
+        self.config.test_changes_count
+            || files.iter().any(|f| {
+                let p = f.path.as_str();
+                !lang::is_test_file(p)
+                    && !self.ignore.is_match(p)
+                    && !never_counts(p)
+                    && Lang::from_path(p).is_some()
+            })
+    }
+
     pub fn classify(&self, files: &[FileChange]) -> Classification {
         let mut reasons = Vec::new();
         let mut concurrency = false;
+        let tests_count = self.tests_count(files);
         for file in files {
             if reasons.len() >= MAX_REASONS {
                 break;
             }
-            let (counted, found) = classify_file(file, self.config, &self.ignore, &self.always);
+            let (counted, found) = classify_file(file, tests_count, &self.ignore, &self.always);
             concurrency |= counted;
             reasons.extend(found);
         }
@@ -152,7 +238,7 @@ pub fn never_counts(path: &str) -> bool {
 
 fn classify_file(
     file: &FileChange,
-    config: &RepoConfig,
+    tests_count: bool,
     ignore: &PathMatcher,
     always: &PathMatcher,
 ) -> (bool, Vec<Reason>) {
@@ -169,7 +255,7 @@ fn classify_file(
             text: "matches a `paths` glob in .github/repro-gate.yml".into(),
         });
     }
-    if lang::is_test_file(path) && !config.test_changes_count {
+    if lang::is_test_file(path) && !tests_count {
         let counted = !reasons.is_empty();
         return (counted, reasons);
     }
@@ -231,6 +317,8 @@ fn scan_patch(path: &str, language: Lang, patch: &str, reasons: &mut Vec<Reason>
             new_state = LexState::Code;
             old_state = LexState::Code;
         }
+        new_state = resync(language, line.text, new_state);
+        old_state = resync(language, line.text, old_state);
         match line.kind {
             LineKind::Context => {
                 // Context advances both sides; one lexing serves both when they agree.
@@ -263,8 +351,8 @@ fn scan_patch(path: &str, language: Lang, patch: &str, reasons: &mut Vec<Reason>
         candidates.sort_unstable();
         candidates.dedup();
         for &idx in &candidates {
-            let (name, re) = &rules.rules[idx];
-            if re.is_match(subject) {
+            let (name, re, unless) = &rules.rules[idx];
+            if re.is_match(subject) && !unless.as_ref().is_some_and(|u| u.is_match(subject)) {
                 reasons.push(Reason {
                     file: path.to_string(),
                     line: line.line,

@@ -289,11 +289,30 @@ fn lock_files_vendored_generated_and_docs_never_count() {
 fn test_only_changes_count_only_when_configured() {
     let files = [file("pool_test.go", &["\tgo func() {"], &[])];
     assert!(!classify(&files, &RepoConfig::default()).concurrency);
+    // Docs beside the test do not make it more than a test-only change.
+    let with_docs = [files[0].clone(), file("docs/pool.md", &["lock"], &[])];
+    assert!(!classify(&with_docs, &RepoConfig::default()).concurrency);
     let config = RepoConfig {
         test_changes_count: true,
         ..RepoConfig::default()
     };
     assert!(classify(&files, &config).concurrency);
+}
+
+#[test]
+fn a_code_change_with_its_concurrent_test_counts_the_test_too() {
+    // The code change alone is plain; the test beside it takes a lock with a timeout.
+    let files = [
+        file("pool/cache.py", &["        deliver(result)"], &[]),
+        file(
+            "pool/tests/test_cache.py",
+            &["        got = self._lock.acquire(timeout=timeout)"],
+            &[],
+        ),
+    ];
+    let c = classify(&files, &RepoConfig::default());
+    assert!(c.concurrency);
+    assert_eq!(c.reasons[0].file, "pool/tests/test_cache.py");
 }
 
 #[test]
@@ -391,4 +410,195 @@ proptest::proptest! {
         let f = FileChange { path: lang.into(), previous_path: None, status: FileStatus::Modified, patch: Some(patch) };
         let _ = classify(&[f], &RepoConfig::default());
     }
+}
+
+#[test]
+fn project_lock_wrappers_count() {
+    for (path, line, rule) in [
+        (
+            "db/version_set.cc",
+            "  MutexLock l(&mutex_);",
+            "cpp.lock-wrapper",
+        ),
+        (
+            "db/version_set.cc",
+            "  absl::MutexLock lock(&mu_);",
+            "cpp.lock-wrapper",
+        ),
+        (
+            "db/version_set.cc",
+            "  ReaderMutexLock rl(&table_mu_);",
+            "cpp.lock-wrapper",
+        ),
+        (
+            "db/version_set.cc",
+            "  SpinLockHolder h(&lock_);",
+            "cpp.lock-wrapper",
+        ),
+        ("db/version_set.cc", "  mu_->Lock();", "cpp.lock-wrapper"),
+        (
+            "db/version_set.cc",
+            "  mutex_.AssertHeld();",
+            "cpp.lock-wrapper",
+        ),
+        (
+            "db/version_set.cc",
+            "  std::lock_guard<std::mutex> g(m);",
+            "cpp.mutex",
+        ),
+        (
+            "db/version_set.cc",
+            "  std::scoped_lock both(a, b);",
+            "cpp.mutex",
+        ),
+        (
+            "src/arena.c",
+            "\tarena_mutex_lock(tsdn, &arena->lock);",
+            "cpp.mutex",
+        ),
+        (
+            "src/arena.c",
+            "\tmalloc_mutex_unlock(tsdn, &bin->lock);",
+            "cpp.mutex",
+        ),
+        (
+            "db/db_impl.h",
+            "  VersionSet* const versions_ GUARDED_BY(mutex_);",
+            "cpp.thread-annotations",
+        ),
+        (
+            "absl/mutex.cc",
+            "  ABSL_ANNOTATE_IGNORE_WRITES_BEGIN();",
+            "cpp.thread-annotations",
+        ),
+        (
+            "src/race.cc",
+            "  __tsan_acquire(&flag);",
+            "cpp.thread-annotations",
+        ),
+    ] {
+        assert!(
+            rules_for(path, line).contains(&rule.to_string()),
+            "{line}: {:?}",
+            rules_for(path, line)
+        );
+    }
+}
+
+#[test]
+fn memory_orderings_alone_count() {
+    let rust = file(
+        "src/latch.rs",
+        &["        self.state.store(SET, Ordering::Release);"],
+        &["        self.state.store(SET, Ordering::Relaxed);"],
+    );
+    assert!(classify(&[rust], &RepoConfig::default()).concurrency);
+    assert!(
+        rules_for(
+            "src/flag.cc",
+            "  ready.store(true, std::memory_order_release);"
+        )
+        .contains(&"cpp.atomic".to_string())
+    );
+    assert!(
+        rules_for("src/list.rs", "    let next = head.load_consume(guard);")
+            .contains(&"rust.atomic".to_string())
+    );
+}
+
+#[test]
+fn removals_count_too_send_sync_and_volatile() {
+    let send = file("src/conn.rs", &[], &["unsafe impl Send for Conn {}"]);
+    assert!(classify(&[send], &RepoConfig::default()).concurrency);
+    let volatile = file(
+        "src/flag.c",
+        &["static int done;"],
+        &["static volatile int done;"],
+    );
+    assert!(classify(&[volatile], &RepoConfig::default()).concurrency);
+    // The inline-assembly barrier is not a shared-memory `volatile`.
+    let asm = file(
+        "src/clock.h",
+        &["  asm volatile(\"rdtsc\" : \"=a\"(lo), \"=d\"(hi));"],
+        &[],
+    );
+    assert!(!classify(&[asm], &RepoConfig::default()).concurrency);
+}
+
+#[test]
+fn more_lock_shapes_count() {
+    for (path, line, rule) in [
+        (
+            "src/mvcc.rs",
+            "        match self.write_set.try_lock() {",
+            "rust.lock-call",
+        ),
+        ("src/mvcc.rs", "            .write()", "rust.lock-call"),
+        ("store/db.go", "\tdb.RLock()", "go.lock-call"),
+        ("zapcore/lazy.go", "\td.initOnce()", "go.once-call"),
+        (
+            "zapcore/lazy.go",
+            "\tonce.Do(func() { load() })",
+            "go.once-call",
+        ),
+        (
+            "pool/cache.py",
+            "        got = self._lock.acquire(timeout=timeout)",
+            "python.sync-call",
+        ),
+        (
+            "pool/cache.py",
+            "    done = threading.Event()",
+            "python.threading",
+        ),
+        (
+            "pool/cache.py",
+            "    os.register_at_fork(after_in_child=reset)",
+            "python.sync-call",
+        ),
+        (
+            "pool/cache.py",
+            "            worker.join(timeout=1.0)",
+            "python.sync-call",
+        ),
+    ] {
+        assert!(
+            rules_for(path, line).contains(&rule.to_string()),
+            "{line}: {:?}",
+            rules_for(path, line)
+        );
+    }
+    // io::Write::write and Read::read take a buffer: not locks; a block is not a lock.
+    assert!(rules_for("src/out.rs", "    out.write(&buf)?;").is_empty());
+    assert!(rules_for("ui/view.py", "    block.set(value)").is_empty());
+    assert!(rules_for("ui/view.py", "    clock.wait(5)").is_empty());
+}
+
+#[test]
+fn a_condvar_deep_in_a_large_diff_counts() {
+    // Lifetimes, char literals and raw strings before it must not derail the lexer.
+    let mut added: Vec<String> = (0..3000)
+        .map(|i| {
+            format!(
+                "fn f{i}<'a>(x: &'a str) -> &'a str {{ let c = '\"'; let s = r#\"q \"x\"\"#; x }}"
+            )
+        })
+        .collect();
+    added.push("    let cv = Condvar::new();".to_string());
+    let refs: Vec<&str> = added.iter().map(String::as_str).collect();
+    let c = classify(&[file("src/big.rs", &refs, &[])], &RepoConfig::default());
+    assert!(c.concurrency);
+    assert_eq!(c.reasons[0].rule, "rust.condvar");
+}
+
+#[test]
+fn a_hunk_that_starts_inside_a_python_docstring_is_read_as_code_after_it() {
+    let patch = "@@ -300,3 +300,6 @@ def start_soon(\n     \"\"\"\n     CACHE.start(fn)\n+\n+if hasattr(os, \"register_at_fork\"):\n+    os.register_at_fork(after_in_child=clear)\n";
+    let f = FileChange {
+        path: "src/cache.py".into(),
+        previous_path: None,
+        status: FileStatus::Modified,
+        patch: Some(patch.into()),
+    };
+    assert!(classify(&[f], &RepoConfig::default()).concurrency);
 }

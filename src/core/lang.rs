@@ -218,6 +218,28 @@ pub enum LexState {
     },
 }
 
+/// A diff hunk can start inside a Python docstring, so a bare `"""` at its top may close a string
+/// rather than open one. A line that the lexer thinks is inside a triple-quoted string but that
+/// reads as a Python statement (`def f(…`, `class C`, `if x:`, `return`, `import y`) means the
+/// string state was a misreading: lexing resumes as code. Other languages are unchanged.
+pub fn resync(lang: Lang, line: &str, state: LexState) -> LexState {
+    static STATEMENT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    if lang != Lang::Python || !matches!(state, LexState::String { triple: true, .. }) {
+        return state;
+    }
+    let re = STATEMENT.get_or_init(|| {
+        regex::Regex::new(
+            r"^\s*(?:(?:async\s+)?def\s+\w+\s*\(|class\s+\w+\s*[(:]|(?:el)?if\s.*:\s*$|else\s*:\s*$|for\s.+\sin\s.+:\s*$|while\s.*:\s*$|with\s.+:\s*$|try\s*:\s*$|except\b.*:\s*$|finally\s*:\s*$|return\b|import\s+\w|from\s+[\w.]+\s+import\b|raise\s+\w)",
+        )
+        .expect("valid")
+    });
+    if re.is_match(line) {
+        LexState::Code
+    } else {
+        state
+    }
+}
+
 /// Blanks comments and string literals out of one line of `lang` code, given the state the
 /// previous line ended in; returns the code (strings become `""`) and the new state.
 pub fn strip_line(lang: Lang, line: &str, mut state: LexState, out: &mut Vec<u8>) -> LexState {

@@ -8,6 +8,7 @@ pub mod config;
 pub mod delivery;
 pub mod diff;
 pub mod evidence;
+pub mod explain;
 pub mod failures;
 pub mod lang;
 pub mod merge_group;

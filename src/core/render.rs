@@ -107,7 +107,8 @@ pub fn check_run(input: &GateInput<'_>, decision: &Decision) -> CheckText {
             }
         );
         for p in &input.evidence.problems {
-            let _ = writeln!(s, "- **`{}`**: {}", p.code, p.message);
+            let at = p.line.map(|l| format!(" (line {l})")).unwrap_or_default();
+            let _ = writeln!(s, "- **`{}`**{at}: {}", p.code, p.message);
         }
         s.push('\n');
     }
@@ -118,11 +119,11 @@ pub fn check_run(input: &GateInput<'_>, decision: &Decision) -> CheckText {
         );
         let _ = writeln!(
             s,
-            "- `kind: seed`: the seed that drives the bad ordering and the test it drives (`--seed N`, `SEED=…`, proptest `cc …`, Hypothesis `@reproduce_failure`, a shuttle schedule). A `-test.shuffle` seed only orders tests and does not count."
+            "- `kind: seed`: the seed that drives the bad ordering and the test it drives (`--seed N`, `SEED=…`, a simulator's command line with its seed and test file, proptest `cc …`, Hypothesis `@reproduce_failure`, a shuttle schedule). A `-test.shuffle` seed only orders tests and does not count; nor does a stress count (`-count=N`)."
         );
         let _ = writeln!(
             s,
-            "- `kind: interleaving`: a test added by this PR that forces the ordering (hooks, channels, barriers, failpoints, `loom::model`, `testing/synctest`, jcstress) and fails every time before the change (`base: fails 100/100`)."
+            "- `kind: interleaving`: a test added by this PR that forces the ordering (hooks, channels, barriers, sync points, latches, yield injection, failpoints, `loom::model`, `testing/synctest`, jcstress) and fails every time before the change (`base: fails 100/100`)."
         );
         let _ = writeln!(
             s,
@@ -287,6 +288,12 @@ mod tests {
             None,
             None
         ));
+    }
+
+    #[test]
+    fn summary_near_misses_say_what_would_count() {
+        let body = "Race from CI:\n\n```\nWARNING: DATA RACE\nWrite at 0x01 by goroutine 8:\n  pool.checkout()\n```\n\nReproduced with `go test -run TestPool -shuffle=1712345678 -count=500 ./pool`.\n";
+        insta::assert_snapshot!(render(body, true, None, None, None));
     }
 
     #[test]

@@ -107,7 +107,15 @@ pub async fn on_failed_check(
     }
     if let Some(job) = run.details_url.as_deref().and_then(actions_job_id) {
         match svc.github.job_log(inst, repo, job).await {
-            Ok(log) => annotations::add_text(&mut all, &log),
+            Ok(log) => {
+                // Parsing a job log is CPU work: off the async threads.
+                all = tokio::task::spawn_blocking(move || {
+                    annotations::add_text(&mut all, &log);
+                    all
+                })
+                .await
+                .map_err(|e| JobError::Transient(anyhow::anyhow!("reading the job log: {e}")))?;
+            }
             Err(e) => {
                 tracing::warn!(error = %e, job, "the job log could not be read; using output and annotations only")
             }

@@ -3,7 +3,7 @@
 
 use crate::core::classify::{Classification, classify};
 use crate::core::config::{ConfigError, RepoConfig};
-use crate::core::evidence::{EvidenceVerdict, check_body};
+use crate::core::evidence::{EvidenceVerdict, check_pr};
 use crate::core::render::{self, CHECK_NAME};
 use crate::core::verdict::{
     Applicable, Conclusion, Decision, GateInput, Waiver, WaiverKind, applicable, decide,
@@ -69,8 +69,17 @@ pub async fn assess(
         .pull_request_files(inst, repo, number)
         .await
         .map_err(gh)?;
-    let classification = classify(&files, &config);
-    let evidence = check_body(&pr.body, Some(&files));
+    // Judgement is CPU work over text anyone can write: off the async threads.
+    let (classification, evidence, config) = {
+        let (title, body) = (pr.title.clone(), pr.body.clone());
+        tokio::task::spawn_blocking(move || {
+            let classification = classify(&files, &config);
+            let evidence = check_pr(Some(&title), &body, Some(&files));
+            (classification, evidence, config)
+        })
+        .await
+        .map_err(|e| JobError::Transient(anyhow::anyhow!("judging the PR: {e}")))?
+    };
     let waivers = svc
         .store
         .waivers(&repo.to_string(), number as i64)

@@ -11,6 +11,7 @@ mod github_client;
 mod intake;
 mod operate;
 mod queue;
+mod real_prs;
 mod recovery;
 mod reliability_comment;
 mod replicas;

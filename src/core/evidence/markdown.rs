@@ -19,6 +19,8 @@ pub struct Block {
     pub heading: Option<String>,
     /// 1-based position among the body's blocks, for "where in the body".
     pub index: usize,
+    /// 1-based line of the body where the block starts.
+    pub line: usize,
 }
 
 impl Block {
@@ -113,26 +115,53 @@ pub fn blocks(body: &str) -> Vec<Block> {
     let mut in_strike = 0usize;
     let mut row: Vec<String> = Vec::new();
     let mut cell: Option<String> = None;
+    // Line starts, to turn event offsets into line numbers (comment stripping keeps lines).
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(clean.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_of = |offset: usize| starts.partition_point(|&s| s <= offset).max(1);
+    // The line where the text gathered so far began.
+    let mut began: Option<usize> = None;
 
-    let flush =
-        |out: &mut Vec<Block>, text: &mut String, kind: BlockKind, heading: &Option<String>| {
-            if !text.trim().is_empty() {
-                let index = out.len() + 1;
-                out.push(Block {
-                    kind,
-                    text: std::mem::take(text),
-                    heading: heading.clone(),
-                    index,
-                });
-            } else {
-                text.clear();
-            }
-        };
+    let flush = |out: &mut Vec<Block>,
+                 text: &mut String,
+                 kind: BlockKind,
+                 heading: &Option<String>,
+                 began: &mut Option<usize>| {
+        if !text.trim().is_empty() {
+            let index = out.len() + 1;
+            out.push(Block {
+                kind,
+                text: std::mem::take(text),
+                heading: heading.clone(),
+                index,
+                line: began.unwrap_or(1),
+            });
+        } else {
+            text.clear();
+        }
+        *began = None;
+    };
 
-    for event in Parser::new_ext(&clean, opts) {
+    for (event, range) in Parser::new_ext(&clean, opts).into_offset_iter() {
+        if began.is_none()
+            && matches!(
+                event,
+                Event::Text(_) | Event::Code(_) | Event::Html(_) | Event::InlineHtml(_)
+            )
+            && !in_heading
+        {
+            began = Some(line_of(range.start));
+        }
         match event {
             Event::Start(Tag::Heading { .. }) => {
-                flush(&mut out, &mut current, BlockKind::Prose, &heading);
+                flush(
+                    &mut out,
+                    &mut current,
+                    BlockKind::Prose,
+                    &heading,
+                    &mut began,
+                );
                 in_heading = true;
                 heading_text.clear();
             }
@@ -141,11 +170,23 @@ pub fn blocks(body: &str) -> Vec<Block> {
                 heading = Some(heading_text.trim().to_string());
             }
             Event::Start(Tag::CodeBlock(_)) => {
-                flush(&mut out, &mut current, BlockKind::Prose, &heading);
+                flush(
+                    &mut out,
+                    &mut current,
+                    BlockKind::Prose,
+                    &heading,
+                    &mut began,
+                );
                 in_code = true;
             }
             Event::End(TagEnd::CodeBlock) => {
-                flush(&mut out, &mut current, BlockKind::Code, &heading);
+                flush(
+                    &mut out,
+                    &mut current,
+                    BlockKind::Code,
+                    &heading,
+                    &mut began,
+                );
                 in_code = false;
             }
             Event::Start(Tag::Strikethrough) => in_strike += 1,
@@ -175,7 +216,13 @@ pub fn blocks(body: &str) -> Vec<Block> {
                     current.push('\n');
                 }
                 if matches!(event, Event::End(TagEnd::Paragraph | TagEnd::Table)) {
-                    flush(&mut out, &mut current, BlockKind::Prose, &heading);
+                    flush(
+                        &mut out,
+                        &mut current,
+                        BlockKind::Prose,
+                        &heading,
+                        &mut began,
+                    );
                 }
             }
             Event::Text(t) | Event::Code(t) => {
@@ -220,7 +267,7 @@ pub fn blocks(body: &str) -> Vec<Block> {
     } else {
         BlockKind::Prose
     };
-    flush(&mut out, &mut current, kind, &heading);
+    flush(&mut out, &mut current, kind, &heading, &mut began);
     out
 }
 
@@ -262,6 +309,7 @@ mod tests {
         assert_eq!(b[2].kind, BlockKind::Code);
         assert!(b[2].text.contains("DATA RACE"));
         assert!(b[3].text.contains("seed: 7"), "{:?}", b[3]);
+        assert_eq!((b[0].line, b[1].line, b[2].line), (1, 4, 7));
     }
 
     #[test]

@@ -1,19 +1,32 @@
 //! PR-body evidence: does the description hold a deterministic reproduction (a seed with its
-//! test, a forced interleaving, or a recorded race trace)? Pure: `(body, optional diff) ->
-//! verdict`, with a problem for everything that was close but does not count.
+//! test, a forced interleaving, or a recorded race trace)? Pure: `(title, body, optional diff)
+//! -> verdict`, with a problem for everything that was close but does not count, and the line
+//! each was found on.
+//!
+//! Linear in the body: the markdown is split into blocks once; test names, claims and
+//! mechanisms are read once per block and looked up from there; every list that could repeat
+//! is deduplicated through a set; the lists reported are capped.
 
 pub mod markdown;
 pub mod patterns;
 mod problems;
+pub mod seeds;
+pub mod trace;
+
+use std::collections::HashSet;
 
 use serde::Serialize;
 
 use super::diff::{FileChange, LineKind, patch_lines};
 use super::lang::is_test_file;
 use markdown::{Block, BlockKind};
+use patterns::ClaimStrength;
 pub use problems::{Problem, TEMPLATE};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// Most evidence entries and problems reported (the verdict is settled long before).
+const MAX_LISTED: usize = 25;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EvidenceKind {
     Seed,
@@ -26,6 +39,11 @@ pub struct Evidence {
     pub kind: EvidenceKind,
     pub test: Option<String>,
     pub detail: String,
+    /// The rule that recognised it (`seed.command`, `trace.go-race`, …).
+    pub rule: &'static str,
+    /// The body line it was found on (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -46,84 +64,184 @@ struct Fields {
 
 /// What the PR's diff says about its tests.
 struct DiffFacts {
-    /// Added lines of test code.
-    added_test_code: String,
+    /// Identifiers in added lines of test code.
+    idents: HashSet<String>,
     mechanisms: Vec<&'static str>,
+}
+
+/// A run of blocks under one heading (the whole body when it has none).
+struct Section {
+    blocks: Vec<usize>,
+    reproduction: bool,
+    /// The first test named in it.
+    first_test: Option<String>,
+}
+
+/// The body, read once.
+struct Doc {
+    blocks: Vec<Block>,
+    /// Test names per block, in order, without repeats.
+    tests: Vec<Vec<String>>,
+    section_of: Vec<usize>,
+    sections: Vec<Section>,
+    fields: Fields,
+    first_test: Option<String>,
+    first_command: Option<String>,
+}
+
+impl Doc {
+    fn read(title: Option<&str>, body: &str) -> Doc {
+        let mut blocks = markdown::blocks(body);
+        if let Some(t) = title.map(str::trim).filter(|t| !t.is_empty()) {
+            // The PR title reads like a first paragraph (line 0: not in the body).
+            blocks.insert(
+                0,
+                Block {
+                    kind: BlockKind::Prose,
+                    text: t.to_string(),
+                    heading: None,
+                    index: 0,
+                    line: 0,
+                },
+            );
+        }
+        let tests: Vec<Vec<String>> = blocks.iter().map(|b| patterns::tests_in(&b.text)).collect();
+        let mut sections: Vec<Section> = Vec::new();
+        let mut section_of = Vec::with_capacity(blocks.len());
+        let mut last: Option<&Option<String>> = None;
+        for (i, b) in blocks.iter().enumerate() {
+            if last != Some(&b.heading) {
+                sections.push(Section {
+                    blocks: Vec::new(),
+                    reproduction: b.in_reproduction_section(),
+                    first_test: None,
+                });
+                last = Some(&b.heading);
+            }
+            let s = sections.len() - 1;
+            sections[s].blocks.push(i);
+            if sections[s].first_test.is_none() {
+                sections[s].first_test = tests[i].first().cloned();
+            }
+            section_of.push(s);
+        }
+        let first_test = tests.iter().flatten().next().cloned();
+        let first_command = blocks
+            .iter()
+            .flat_map(|b| b.text.lines())
+            .find_map(seeds::command_target);
+        let fields = fields(&blocks);
+        Doc {
+            blocks,
+            tests,
+            section_of,
+            sections,
+            fields,
+            first_test,
+            first_command,
+        }
+    }
+
+    /// The first test named in a block's section.
+    fn section_test(&self, block: usize) -> Option<&String> {
+        self.sections[self.section_of[block]].first_test.as_ref()
+    }
+}
+
+/// Collected findings, deduplicated.
+#[derive(Default)]
+struct Findings {
+    evidence: Vec<Evidence>,
+    seen_evidence: HashSet<(EvidenceKind, Option<String>, String)>,
+    problems: Vec<Problem>,
+    seen_problems: HashSet<(String, String)>,
+}
+
+impl Findings {
+    fn evidence(&mut self, e: Evidence) {
+        if self.evidence.len() >= MAX_LISTED {
+            return;
+        }
+        if self
+            .seen_evidence
+            .insert((e.kind, e.test.clone(), e.detail.clone()))
+        {
+            self.evidence.push(e);
+        }
+    }
+
+    fn problem(&mut self, p: Problem) {
+        if self.problems.len() >= MAX_LISTED {
+            return;
+        }
+        if self
+            .seen_problems
+            .insert((p.code.clone(), p.message.clone()))
+        {
+            self.problems.push(p);
+        }
+    }
+
+    fn has(&self, kind: EvidenceKind) -> bool {
+        self.evidence.iter().any(|e| e.kind == kind)
+    }
 }
 
 /// Judges a PR description, optionally against the PR's diff.
 pub fn check_body(body: &str, diff: Option<&[FileChange]>) -> EvidenceVerdict {
-    let blocks = markdown::blocks(body);
-    let fields = fields(&blocks);
+    check_pr(None, body, diff)
+}
+
+/// Judges a PR's title and description, optionally against its diff.
+pub fn check_pr(title: Option<&str>, body: &str, diff: Option<&[FileChange]>) -> EvidenceVerdict {
+    let doc = Doc::read(title, body);
     let facts = diff.map(diff_facts);
-    let all_tests: Vec<String> = dedup(blocks.iter().flat_map(|b| patterns::tests_in(&b.text)));
-    let mut evidence: Vec<Evidence> = Vec::new();
-    let mut problems: Vec<Problem> = Vec::new();
-
-    seeds(&blocks, &fields, &all_tests, &mut evidence, &mut problems);
-    traces(&blocks, &fields, &mut evidence, &mut problems);
-    interleavings(
-        &blocks,
-        &fields,
-        facts.as_ref(),
-        &mut evidence,
-        &mut problems,
-    );
-    never_evidence(&blocks, &evidence, &mut problems);
-    if !fields.unfilled.is_empty() {
-        problems.push(Problem::template_unfilled(&fields.unfilled));
+    let mut f = Findings::default();
+    seeds_of(&doc, &mut f);
+    traces_of(&doc, &mut f);
+    interleavings_of(&doc, facts.as_ref(), &mut f);
+    never_evidence(&doc, &mut f);
+    if !doc.fields.unfilled.is_empty() {
+        f.problem(Problem::template_unfilled(&doc.fields.unfilled));
     }
-    if evidence.is_empty() {
-        problems.push(Problem::no_evidence());
+    if f.evidence.is_empty() {
+        f.problem(Problem::no_evidence());
     }
-    let mut seen = Vec::new();
-    problems.retain(|p| {
-        let key = (p.code.clone(), p.message.clone());
-        let fresh = !seen.contains(&key);
-        seen.push(key);
-        fresh
-    });
     EvidenceVerdict {
-        satisfied: !evidence.is_empty(),
-        evidence,
-        problems,
+        satisfied: !f.evidence.is_empty(),
+        evidence: f.evidence,
+        problems: f.problems,
     }
 }
 
-fn dedup(items: impl Iterator<Item = String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for i in items {
-        if !out.contains(&i) {
-            out.push(i);
-        }
+fn where_(b: &Block, line: usize) -> String {
+    if b.line == 0 {
+        return "the title".into();
     }
-    out
-}
-
-fn where_(b: &Block) -> String {
     let place = match b.kind {
         BlockKind::Code => format!("code block #{}", b.index),
         BlockKind::Prose => format!("paragraph #{}", b.index),
     };
     match &b.heading {
-        Some(h) if b.in_reproduction_section() => format!("{place}, in section \"{h}\""),
-        _ => place,
+        Some(h) if b.in_reproduction_section() => {
+            format!("line {line}, {place}, in section \"{h}\"")
+        }
+        _ => format!("line {line}, {place}"),
     }
+}
+
+fn line_no(b: &Block, i: usize) -> Option<usize> {
+    (b.line > 0).then_some(b.line + i)
 }
 
 fn fields(blocks: &[Block]) -> Fields {
     let mut f = Fields::default();
     // The Reproduction section first; elsewhere only when it has none.
-    let section: Vec<&Block> = blocks
+    let in_section = blocks.iter().any(|b| b.in_reproduction_section());
+    for b in blocks
         .iter()
-        .filter(|b| b.in_reproduction_section())
-        .collect();
-    let sources: Vec<&Block> = if section.is_empty() {
-        blocks.iter().collect()
-    } else {
-        section
-    };
-    for b in sources {
+        .filter(|b| !in_section || b.in_reproduction_section())
+    {
         for line in b.text.lines() {
             let line = line.trim().trim_start_matches(['-', '*', '>']).trim();
             let Some((key, value)) = line.split_once(':') else {
@@ -143,7 +261,7 @@ fn fields(blocks: &[Block]) -> Fields {
                 "test" | "test id" | "test name" => &mut f.test,
                 "base" | "merge base" => &mut f.base,
                 "seed" | "trace" | "schedule" | "branch" => {
-                    if patterns::is_placeholder(value) {
+                    if patterns::is_placeholder(value) && f.unfilled.len() < 10 {
                         f.unfilled.push(key.clone());
                     }
                     continue;
@@ -151,7 +269,9 @@ fn fields(blocks: &[Block]) -> Fields {
                 _ => continue,
             };
             if patterns::is_placeholder(value) {
-                f.unfilled.push(key.clone());
+                if f.unfilled.len() < 10 {
+                    f.unfilled.push(key.clone());
+                }
             } else if slot.is_none() {
                 *slot = Some(value.to_string());
             }
@@ -163,7 +283,7 @@ fn fields(blocks: &[Block]) -> Fields {
 }
 
 fn diff_facts(files: &[FileChange]) -> DiffFacts {
-    let mut added_test_code = String::new();
+    let mut idents = HashSet::new();
     let mut mechanisms = Vec::new();
     for f in files {
         let Some(patch) = f.patch.as_deref() else {
@@ -178,6 +298,8 @@ fn diff_facts(files: &[FileChange]) -> DiffFacts {
                     || l.text.contains("#[tokio::test")
                     || l.text.contains("@Test")
                     || l.text.contains("loom::model")
+                    || l.text.contains("TEST(")
+                    || l.text.contains("TEST_F(")
                     || l.text.trim_start().starts_with("func Test")
                     || l.text.trim_start().starts_with("def test_"))
         });
@@ -185,8 +307,15 @@ fn diff_facts(files: &[FileChange]) -> DiffFacts {
             continue;
         }
         for l in patch_lines(patch).filter(|l| l.kind == LineKind::Added) {
-            added_test_code.push_str(l.text);
-            added_test_code.push('\n');
+            for word in l
+                .text
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+            {
+                if !idents.contains(word) {
+                    idents.insert(word.to_string());
+                }
+            }
             if let Some(m) = patterns::diff_mechanism(l.text)
                 && !mechanisms.contains(&m)
             {
@@ -194,244 +323,276 @@ fn diff_facts(files: &[FileChange]) -> DiffFacts {
             }
         }
     }
-    DiffFacts {
-        added_test_code,
-        mechanisms,
+    DiffFacts { idents, mechanisms }
+}
+
+fn seeds_of(doc: &Doc, f: &mut Findings) {
+    // Shuffle values first: a seed line that copies one is still a test-order seed.
+    let mut shuffles: Vec<String> = Vec::new();
+    let mut first_shuffle: Option<(String, Option<usize>)> = None;
+    let mut repetition: Option<(String, Option<usize>)> = None;
+    let mut scratch = Vec::new();
+    for b in &doc.blocks {
+        for (li, line) in b.text.lines().enumerate() {
+            let before = shuffles.len();
+            seeds::shuffle_seeds(line, &mut shuffles);
+            if first_shuffle.is_none() && shuffles.len() > before {
+                first_shuffle = Some((shuffles[before].clone(), line_no(b, li)));
+            }
+            if repetition.is_none() {
+                scratch.clear();
+                seeds::repetition_settings(line, &mut scratch);
+                if let Some(r) = scratch.first() {
+                    repetition = Some((r.clone(), line_no(b, li)));
+                }
+            }
+        }
     }
-}
-
-/// The test a block's seed or trace belongs to: in the block, its section, the fields, the body.
-fn test_for(block: &Block, blocks: &[Block], fields: &Fields, all: &[String]) -> Option<String> {
-    patterns::tests_in(&block.text)
-        .into_iter()
-        .next()
-        .or_else(|| {
-            blocks
-                .iter()
-                .filter(|b| b.heading.is_some() && b.heading == block.heading)
-                .flat_map(|b| patterns::tests_in(&b.text))
-                .next()
-        })
-        .or_else(|| fields.test.clone())
-        .or_else(|| all.first().cloned())
-}
-
-fn seeds(
-    blocks: &[Block],
-    fields: &Fields,
-    all_tests: &[String],
-    evidence: &mut Vec<Evidence>,
-    problems: &mut Vec<Problem>,
-) {
-    let mut shuffle: Vec<String> = Vec::new();
-    let mut repetition: Vec<String> = Vec::new();
-    for b in blocks {
-        shuffle.extend(patterns::shuffle_seeds(&b.text));
-        repetition.extend(patterns::repetition_settings(&b.text));
-        for hit in patterns::seeds_in(&b.text) {
-            match test_for(b, blocks, fields, all_tests) {
-                Some(test) => push_evidence(
-                    evidence,
-                    Evidence {
+    let shuffles: HashSet<String> = shuffles.into_iter().collect();
+    let mut copied_shuffle: Option<(String, Option<usize>)> = None;
+    let mut hits = Vec::new();
+    for (bi, b) in doc.blocks.iter().enumerate() {
+        for (li, line) in b.text.lines().enumerate() {
+            hits.clear();
+            seeds::seeds_on(line, &mut hits);
+            for hit in hits.drain(..) {
+                if shuffles.contains(&hit.value) {
+                    copied_shuffle.get_or_insert((hit.value, line_no(b, li)));
+                    continue;
+                }
+                let test = hit
+                    .target
+                    .clone()
+                    .or_else(|| patterns::tests_in(line).into_iter().next())
+                    .or_else(|| doc.tests[bi].first().cloned())
+                    .or_else(|| doc.fields.test.clone())
+                    .or_else(|| doc.section_test(bi).cloned())
+                    .or_else(|| doc.first_test.clone())
+                    .or_else(|| doc.first_command.clone());
+                let rule = if hit.target.is_some() {
+                    "seed.command"
+                } else {
+                    "seed.value"
+                };
+                match test {
+                    Some(test) => f.evidence(Evidence {
                         kind: EvidenceKind::Seed,
-                        detail: format!("{} `{}` ({})", hit.form, hit.value, where_(b)),
+                        detail: format!(
+                            "{} `{}` ({})",
+                            hit.form,
+                            hit.value,
+                            where_(b, b.line + li)
+                        ),
                         test: Some(test),
-                    },
-                ),
-                None => problems.push(Problem::no_test_named(hit.form, &hit.value)),
+                        rule,
+                        line: line_no(b, li),
+                    }),
+                    None => {
+                        f.problem(Problem::no_test_named(hit.form, &hit.value).at(line_no(b, li)))
+                    }
+                }
             }
         }
     }
-    let has_seed = evidence.iter().any(|e| e.kind == EvidenceKind::Seed);
-    if !has_seed {
-        if let Some(s) = shuffle.first() {
-            problems.push(Problem::shuffle_only(s));
+    if !f.has(EvidenceKind::Seed) {
+        if let Some((s, line)) = copied_shuffle.or(first_shuffle) {
+            f.problem(Problem::shuffle_only(&s).at(line));
         }
-        if let Some(r) = repetition.first() {
-            problems.push(Problem::repetition_not_seed(r));
+        if let Some((r, line)) = repetition {
+            f.problem(Problem::repetition_not_seed(&r).at(line));
         }
     }
 }
 
-fn traces(
-    blocks: &[Block],
-    fields: &Fields,
-    evidence: &mut Vec<Evidence>,
-    problems: &mut Vec<Problem>,
-) {
-    for b in blocks {
-        for hit in patterns::traces_in(&b.text) {
-            if hit.complete {
-                let test = patterns::tests_in(&b.text)
-                    .into_iter()
-                    .next()
-                    .or_else(|| fields.test.clone());
-                push_evidence(
-                    evidence,
-                    Evidence {
-                        kind: EvidenceKind::Trace,
-                        test,
-                        detail: format!("{} ({})", hit.summary, where_(b)),
-                    },
-                );
-            } else {
-                problems.push(Problem::incomplete_trace(&hit.summary));
-            }
+fn traces_of(doc: &Doc, f: &mut Findings) {
+    // The whole body as one stream of lines: a report may span paragraphs and code blocks.
+    let mut owner: Vec<(usize, usize)> = Vec::new();
+    let mut lines: Vec<&str> = Vec::new();
+    for (bi, b) in doc.blocks.iter().enumerate() {
+        for (li, line) in b.text.lines().enumerate() {
+            owner.push((bi, li));
+            lines.push(line);
         }
-        for link in patterns::trace_links_in(&b.text) {
-            push_evidence(
-                evidence,
-                Evidence {
-                    kind: EvidenceKind::Trace,
-                    test: fields.test.clone(),
-                    detail: format!("recorded trace artifact {link} ({})", where_(b)),
+    }
+    for hit in trace::reports(lines.iter().copied()) {
+        let (bi, li) = owner.get(hit.at).copied().unwrap_or((0, 0));
+        let Some(b) = doc.blocks.get(bi) else {
+            continue;
+        };
+        if hit.complete {
+            let test = hit
+                .tests
+                .first()
+                .cloned()
+                .or_else(|| doc.tests[bi].first().cloned())
+                .or_else(|| doc.fields.test.clone());
+            f.evidence(Evidence {
+                kind: EvidenceKind::Trace,
+                test,
+                detail: format!("{} ({})", hit.summary, where_(b, b.line + li)),
+                rule: match hit.tool {
+                    "go-race" => "trace.go-race",
+                    "tsan" => "trace.tsan",
+                    "helgrind" => "trace.helgrind",
+                    "drd" => "trace.drd",
+                    _ => "trace.miri",
                 },
-            );
+                line: line_no(b, li),
+            });
+        } else {
+            f.problem(Problem::incomplete_trace(&hit.summary).at(line_no(b, li)));
+        }
+    }
+    for b in &doc.blocks {
+        for link in patterns::trace_links_in(&b.text) {
+            f.evidence(Evidence {
+                kind: EvidenceKind::Trace,
+                test: doc.fields.test.clone(),
+                detail: format!("recorded trace artifact {link} ({})", where_(b, b.line)),
+                rule: "trace.artifact",
+                line: line_no(b, 0),
+            });
         }
     }
 }
 
-fn interleavings(
-    blocks: &[Block],
-    fields: &Fields,
-    facts: Option<&DiffFacts>,
-    evidence: &mut Vec<Evidence>,
-    problems: &mut Vec<Problem>,
-) {
-    let declared = fields
+/// A named test that forces the ordering and is said to fail before the change: the test, the
+/// claim and the mechanism may sit in different paragraphs of one section.
+fn interleavings_of(doc: &Doc, facts: Option<&DiffFacts>, f: &mut Findings) {
+    let declared = doc
+        .fields
         .kind
         .as_deref()
         .is_some_and(|k| k.to_ascii_lowercase().contains("interleav"));
-    let base_claim = fields
+    let base_claim = doc
+        .fields
         .base
         .as_deref()
         .and_then(|b| patterns::deterministic_claim(&format!("base: {b}")));
-    let section_text: String = blocks
-        .iter()
-        .filter(|b| b.in_reproduction_section())
-        .map(|b| b.text.as_str())
-        .collect::<Vec<_>>()
-        .join("\n");
-    let mut candidates: Vec<(String, Option<String>, Option<String>, String)> = Vec::new();
-    for b in blocks {
-        let claim = patterns::deterministic_claim(&b.text).or_else(|| {
-            b.in_reproduction_section()
-                .then(|| base_claim.clone())
-                .flatten()
-        });
-        let mech = patterns::mechanism(&b.text).or_else(|| {
-            b.in_reproduction_section()
-                .then(|| patterns::mechanism(&section_text))
-                .flatten()
-        });
-        if claim.is_none() && mech.is_none() && !(declared && b.in_reproduction_section()) {
-            continue;
-        }
-        for t in patterns::tests_in(&b.text) {
-            candidates.push((t, claim.clone(), mech.clone(), where_(b)));
-        }
-    }
-    if let Some(t) = fields.test.clone()
-        && (declared || base_claim.is_some())
-    {
-        let mech = patterns::mechanism(&section_text);
-        candidates.push((
-            t,
-            base_claim.clone(),
-            mech,
-            "the Reproduction section".into(),
-        ));
-    }
-    for (test, claim, mech, place) in candidates {
-        if evidence
-            .iter()
-            .any(|e| e.test.as_deref() == Some(test.as_str()))
-        {
-            continue;
-        }
-        let claim = claim.or_else(|| base_claim.clone());
-        let diff_mech = facts.and_then(|f| f.mechanisms.first().copied());
-        if let Some(f) = facts
-            && !mentions(&f.added_test_code, patterns::short_name(&test))
-        {
-            if claim.is_some() || declared {
-                problems.push(Problem::test_not_in_diff(&test));
+    let diff_mech = facts.and_then(|d| d.mechanisms.first().copied());
+    for section in &doc.sections {
+        let mut claim: Option<(ClaimStrength, String, usize)> = None;
+        let mut mech: Option<String> = None;
+        let mut with_signal: Vec<usize> = Vec::new();
+        for &bi in &section.blocks {
+            let text = &doc.blocks[bi].text;
+            let c = patterns::failure_claim(text);
+            let m = patterns::mechanism(text);
+            if c.is_some() || m.is_some() {
+                with_signal.push(bi);
             }
-            continue;
-        }
-        let Some(claim) = claim else {
-            if declared || mech.is_some() {
-                problems.push(Problem::not_deterministic(&test));
+            if let Some((strength, text)) = c
+                && claim.as_ref().is_none_or(|(s, _, _)| strength > *s)
+            {
+                claim = Some((strength, text, bi));
             }
-            continue;
-        };
-        let how = mech
-            .map(|m| format!("forces the ordering with {m}"))
-            .or_else(|| diff_mech.map(|m| format!("the diff adds it using {m}")))
-            .or_else(|| declared.then(|| "declared `kind: interleaving`".to_string()));
-        let Some(how) = how else {
-            problems.push(Problem::no_mechanism(&test));
-            continue;
-        };
-        let in_diff = if facts.is_some() {
-            "; added in this PR's tests"
+            if mech.is_none() {
+                mech = m;
+            }
+        }
+        let in_repro = section.reproduction;
+        if claim.is_none()
+            && in_repro
+            && let Some(b) = &base_claim
+        {
+            claim = Some((ClaimStrength::Deterministic, b.clone(), section.blocks[0]));
+        }
+        // The tests named where a claim or mechanism is (or anywhere in the Reproduction
+        // section), then the `test:` field.
+        let mut candidates: Vec<(String, usize)> = Vec::new();
+        let mut seen = HashSet::new();
+        let blocks: &[usize] = if in_repro && declared {
+            &section.blocks
         } else {
-            ""
+            &with_signal
         };
-        push_evidence(
-            evidence,
-            Evidence {
+        if claim.is_some() || mech.is_some() || (in_repro && declared) {
+            for &bi in blocks {
+                for t in &doc.tests[bi] {
+                    if seen.insert(t.clone()) {
+                        candidates.push((t.clone(), bi));
+                    }
+                }
+            }
+        }
+        if in_repro
+            && (declared || base_claim.is_some())
+            && let Some(t) = doc.fields.test.clone()
+            && seen.insert(t.clone())
+        {
+            candidates.push((t, section.blocks[0]));
+        }
+        for (test, bi) in candidates {
+            let b = &doc.blocks[bi];
+            if let Some(d) = facts
+                && !d.idents.contains(patterns::short_name(&test))
+            {
+                if claim.is_some() || (in_repro && declared) {
+                    f.problem(Problem::test_not_in_diff(&test).at(line_no(b, 0)));
+                }
+                continue;
+            }
+            let Some((strength, said, _)) = claim.clone() else {
+                if (in_repro && declared) || mech.is_some() {
+                    f.problem(Problem::not_deterministic(&test).at(line_no(b, 0)));
+                }
+                continue;
+            };
+            let how = mech
+                .as_ref()
+                .map(|m| format!("forces the ordering with {m}"))
+                .or_else(|| diff_mech.map(|m| format!("the diff adds it using {m}")))
+                .or_else(|| {
+                    (in_repro && declared).then(|| "declared `kind: interleaving`".to_string())
+                });
+            let Some(how) = how else {
+                f.problem(Problem::no_mechanism(&test).at(line_no(b, 0)));
+                continue;
+            };
+            // "Fails without the fix" is determinism only when an explicit mechanism forces
+            // the ordering.
+            if strength == ClaimStrength::FailsWithoutFix && mech.is_none() && diff_mech.is_none() {
+                f.problem(Problem::not_deterministic(&test).at(line_no(b, 0)));
+                continue;
+            }
+            let in_diff = if facts.is_some() {
+                "; added in this PR's tests"
+            } else {
+                ""
+            };
+            f.evidence(Evidence {
                 kind: EvidenceKind::Interleaving,
                 test: Some(test),
-                detail: format!("{how}; \"{claim}\" ({place}{in_diff})"),
-            },
-        );
+                detail: format!("{how}; \"{said}\" ({}{in_diff})", where_(b, b.line)),
+                rule: "interleaving.forcing-test",
+                line: line_no(b, 0),
+            });
+        }
     }
 }
 
-/// True when `name` appears as a whole word in `code`.
-fn mentions(code: &str, name: &str) -> bool {
-    if name.is_empty() {
-        return false;
-    }
-    code.match_indices(name).any(|(i, _)| {
-        let before = code[..i].chars().next_back();
-        let after = code[i + name.len()..].chars().next();
-        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-        !word(before) && !word(after)
-    })
-}
-
-fn never_evidence(blocks: &[Block], evidence: &[Evidence], problems: &mut Vec<Problem>) {
-    let has_trace = evidence.iter().any(|e| e.kind == EvidenceKind::Trace);
-    for b in blocks {
+fn never_evidence(doc: &Doc, f: &mut Findings) {
+    let has_trace = f.has(EvidenceKind::Trace);
+    for b in &doc.blocks {
         let t = &b.text;
+        let at = line_no(b, 0);
         if patterns::says_rerun_green(t) {
-            problems.push(Problem::rerun_green());
+            f.problem(Problem::rerun_green().at(at));
         }
         if patterns::says_no_repro(t) {
-            problems.push(Problem::no_repro());
+            f.problem(Problem::no_repro().at(at));
         }
         if patterns::says_race_detector_clean(t) {
-            problems.push(Problem::clean_race_detector());
+            f.problem(Problem::clean_race_detector().at(at));
         }
         if !has_trace && patterns::has_goroutine_dump(t) {
-            problems.push(Problem::hang_dump());
+            f.problem(Problem::hang_dump().at(at));
         } else if !has_trace && b.kind == BlockKind::Code && patterns::has_single_stack(t) {
-            problems.push(Problem::single_stack());
+            f.problem(Problem::single_stack().at(at));
         }
         for link in patterns::ci_links_in(t) {
-            problems.push(Problem::ci_link(&link));
+            f.problem(Problem::ci_link(&link).at(at));
         }
-    }
-}
-
-fn push_evidence(list: &mut Vec<Evidence>, e: Evidence) {
-    if !list
-        .iter()
-        .any(|x| x.kind == e.kind && x.test == e.test && x.detail == e.detail)
-    {
-        list.push(e);
     }
 }
 

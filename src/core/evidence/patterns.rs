@@ -1,5 +1,6 @@
-//! Detectors over text: test names, seeds, race reports, trace links, and the phrases that are
-//! never evidence. Each runs in time linear in its input (Rust's regex engine guarantees it).
+//! Detectors over text: test names, placeholders, trace links, claims of determinism, forcing
+//! mechanisms, and the phrases that are never evidence. Each runs in time linear in its input
+//! (Rust's regex engine guarantees it). Seeds are in `seeds`, race reports in `trace`.
 
 use std::sync::OnceLock;
 
@@ -41,6 +42,9 @@ re!(
     java_test,
     r"\b([A-Z][a-z0-9]\w*(?:Test|Tests|IT|Stress)(?:[#.][a-z]\w*)?)\b"
 );
+re!(gtest, r"\bTEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\)");
+// GoogleTest's `Suite.Name` (`DBFlushTest.FlushRacesSwitch`).
+re!(gtest_dotted, r"\b([A-Z]\w*Test)\.([A-Z]\w+)\b");
 re!(
     test_key,
     r"(?im)^\s*[-*]?\s*\**(?:test|tests|test id|test name)\**\s*[:=]\s*`?([^\s`#|]+)"
@@ -79,6 +83,12 @@ pub fn tests_in(text: &str) -> Vec<String> {
         if shaped {
             push(v);
         }
+    }
+    for c in gtest().captures_iter(text) {
+        push(&format!("{}.{}", &c[1], &c[2]));
+    }
+    for c in gtest_dotted().captures_iter(text) {
+        push(&format!("{}.{}", &c[1], &c[2]));
     }
     for re in [
         pytest_id(),
@@ -156,273 +166,6 @@ pub fn is_placeholder(value: &str) -> bool {
         || lower.contains("seed | interleaving")
 }
 
-// ------------------------------------------------------------------ seeds
-
-/// A scheduling seed and the form it came in.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SeedHit {
-    pub form: &'static str,
-    pub value: String,
-}
-
-re!(
-    seed_key,
-    r"(?im)(?:^|[\s*|(,;])(?:scheduler[ _-]?|random[ _-]?|rng[ _-]?|schedule[ _-]?)?seed\**\s*[:=]\s*`?(0x[0-9a-f]+|-?\d+|[A-Za-z0-9_+/=-]{6,})`?"
-);
-re!(
-    seed_prose,
-    r"(?i)\b(?:with|using|under|at|on)\s+(?:the\s+)?(?:scheduler\s+|random\s+)?seed\s+`?(0x[0-9a-f]+|\d+)`?"
-);
-re!(
-    seed_flag,
-    r"(?i)(?:^|\s)--?(?:[a-z]+[-.])?seed(?:=|\s+)(0x[0-9a-f]+|\d+|[A-Za-z0-9_+/=-]{6,})"
-);
-re!(
-    seed_env,
-    r"\b([A-Z][A-Z0-9_]*_SEED|SEED)\s*=\s*['\x22]?(0x[0-9A-Fa-f]+|\d+|[A-Za-z0-9_+/=-]{4,})"
-);
-re!(proptest_cc, r"(?m)^\s*cc\s+([0-9a-f]{16,})\b");
-re!(
-    hypothesis_repro,
-    r#"@reproduce_failure\(\s*['"][^'"]+['"]\s*,\s*b?['"]([^'"]+)['"]\s*\)"#
-);
-re!(hypothesis_seed, r"@seed\(\s*(-?\d+|0x[0-9a-fA-F]+)\s*\)");
-re!(
-    shuttle_replay,
-    r#"(?:replay\s*\([^"\n]*|schedule\s*[:=]?\s*|failing schedule:\s*)"([0-9a-f]{8,})""#
-);
-re!(shuffle, r"-(?:test\.)?shuffle(?:=|\s+)(on|\d+)");
-re!(
-    go_flag_seedlike,
-    r"(?i)(?:-count[= ]\d+|GOMAXPROCS\s*=\s*\d+|-cpu[= ][\d,]+|--?retries?[= ]\d+|--?repeat[= ]\d+|rerun[s]?\s*[:=]\s*\d+)"
-);
-
-/// Scheduling seeds in `text` (the shuffle seed is not one: see [`shuffle_seeds`]).
-pub fn seeds_in(text: &str) -> Vec<SeedHit> {
-    let mut hits = Vec::new();
-    let mut push = |form: &'static str, v: &str| {
-        // A free-form seed has digits (`7311`, `0x5eed`); `seed: initial_data` is data. Tool
-        // formats (Hypothesis blobs, proptest, shuttle) are seeds by their shape.
-        let generic = matches!(
-            form,
-            "seed field" | "seed" | "--seed flag" | "environment seed"
-        );
-        let seedlike = !generic || v.chars().any(|c| c.is_ascii_digit());
-        if seedlike && !is_placeholder(v) && !hits.iter().any(|h: &SeedHit| h.value == v) {
-            hits.push(SeedHit {
-                form,
-                value: v.to_string(),
-            });
-        }
-    };
-    for c in hypothesis_repro().captures_iter(text) {
-        push("hypothesis @reproduce_failure", &c[1]);
-    }
-    for c in hypothesis_seed().captures_iter(text) {
-        push("hypothesis @seed", &c[1]);
-    }
-    for c in proptest_cc().captures_iter(text) {
-        push("proptest regression (cc)", &c[1]);
-    }
-    for c in shuttle_replay().captures_iter(text) {
-        push("shuttle schedule", &c[1]);
-    }
-    for c in seed_env().captures_iter(text) {
-        let form = if &c[1] == "QUICKCHECK_SEED" {
-            "QUICKCHECK_SEED"
-        } else {
-            "environment seed"
-        };
-        push(form, &c[2]);
-    }
-    for c in seed_flag().captures_iter(text) {
-        // `-test.shuffle` has its own rule; a flag named `*seed` is a seed.
-        push("--seed flag", &c[1]);
-    }
-    for c in seed_key().captures_iter(text) {
-        push("seed field", &c[1]);
-    }
-    for c in seed_prose().captures_iter(text) {
-        push("seed", &c[1]);
-    }
-    hits
-}
-
-/// Go's `-test.shuffle N` / `-shuffle=N` values.
-pub fn shuffle_seeds(text: &str) -> Vec<String> {
-    shuffle()
-        .captures_iter(text)
-        .map(|c| c[1].to_string())
-        .filter(|v| v != "on")
-        .collect()
-}
-
-/// `-count=N`, `GOMAXPROCS=N`, retries: repetition settings mistaken for reproductions.
-pub fn repetition_settings(text: &str) -> Vec<String> {
-    go_flag_seedlike()
-        .find_iter(text)
-        .map(|m| m.as_str().trim().to_string())
-        .collect()
-}
-
-// ------------------------------------------------------------------ race reports
-
-/// A recorded race report.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TraceHit {
-    pub tool: &'static str,
-    /// Both conflicting accesses are shown.
-    pub complete: bool,
-    pub summary: String,
-}
-
-re!(go_race_header, r"WARNING: DATA RACE");
-re!(
-    go_access,
-    r"(?m)^\s*(?:(Read|Write)|Atomic (read|write)) (?:at 0x[0-9a-f]+ )?by (goroutine \d+|main goroutine):?"
-);
-re!(
-    go_previous,
-    r"(?m)^\s*Previous (?:atomic )?(read|write) (?:at 0x[0-9a-f]+ )?by (goroutine \d+|main goroutine):?"
-);
-re!(
-    tsan_header,
-    r"WARNING: ThreadSanitizer: (data race|lock-order-inversion|heap-use-after-free|thread leak|signal-unsafe call|SEGV|[a-z -]+)"
-);
-re!(
-    tsan_access,
-    r"(?m)^\s*(?:Atomic )?(?:Read|Write|read|write) of size \d+ at 0x[0-9a-f]+ by (thread T\d+|main thread)"
-);
-re!(
-    tsan_previous,
-    r"(?m)^\s*Previous (?:atomic )?(?:read|write) of size \d+ at 0x[0-9a-f]+ by (thread T\d+|main thread)"
-);
-re!(
-    tsan_lock_edge,
-    r"(?m)^\s*Mutex M\d+ acquired here while holding mutex M\d+"
-);
-re!(
-    helgrind_race,
-    r"Possible data race during (read|write) of size \d+"
-);
-re!(
-    helgrind_prev,
-    r"This conflicts with a previous (read|write) of size \d+"
-);
-re!(drd_conflict, r"Conflicting (load|store) by thread \d+");
-re!(
-    miri_race,
-    r"Data race detected between \(1\) ([^\n]+?) on thread `[^`]*` and \(2\) ([^\n]+?) on thread `[^`]*`|Data race detected between ([^\n]+?) on thread `[^`]*` and ([^\n]+?) on thread `[^`]*`"
-);
-re!(miri_single, r"Data race detected");
-
-/// Race reports in `text`, complete or not.
-pub fn traces_in(text: &str) -> Vec<TraceHit> {
-    let mut hits = Vec::new();
-    // Go: one report per `WARNING: DATA RACE`, up to the next one.
-    let starts: Vec<usize> = go_race_header()
-        .find_iter(text)
-        .map(|m| m.start())
-        .collect();
-    for (i, &s) in starts.iter().enumerate() {
-        let end = starts.get(i + 1).copied().unwrap_or(text.len());
-        let report = &text[s..end];
-        let access = go_access().captures(report);
-        let previous = go_previous().captures(report);
-        let complete = access.is_some() && previous.is_some();
-        let summary = match (&access, &previous) {
-            (Some(a), Some(p)) => format!(
-                "Go race detector: {} by {}, previous {} by {}",
-                a.get(1)
-                    .or(a.get(2))
-                    .map_or("access", |m| m.as_str())
-                    .to_lowercase(),
-                &a[3],
-                &p[1],
-                &p[2]
-            ),
-            _ => "Go race detector report with only one access".to_string(),
-        };
-        hits.push(TraceHit {
-            tool: "go-race",
-            complete,
-            summary,
-        });
-    }
-    let tstarts: Vec<(usize, String)> = tsan_header()
-        .captures_iter(text)
-        .filter_map(|c| Some((c.get(0)?.start(), c[1].to_string())))
-        .collect();
-    for (i, (s, kind)) in tstarts.iter().enumerate() {
-        let end = tstarts.get(i + 1).map(|t| t.0).unwrap_or(text.len());
-        let report = &text[*s..end];
-        let (complete, summary) = if kind == "data race" {
-            let a = tsan_access().captures(report);
-            let p = tsan_previous().captures(report);
-            match (a, p) {
-                (Some(a), Some(p)) => (
-                    true,
-                    format!(
-                        "ThreadSanitizer data race: access by {}, previous access by {}",
-                        &a[1], &p[1]
-                    ),
-                ),
-                _ => (
-                    false,
-                    "ThreadSanitizer data race with only one access".to_string(),
-                ),
-            }
-        } else if kind.starts_with("lock-order-inversion") {
-            let edges = tsan_lock_edge().find_iter(report).count();
-            (
-                edges >= 2,
-                format!("ThreadSanitizer lock-order inversion with {edges} lock acquisitions"),
-            )
-        } else {
-            (
-                false,
-                format!("ThreadSanitizer {kind} (not a race between two accesses)"),
-            )
-        };
-        hits.push(TraceHit {
-            tool: "tsan",
-            complete,
-            summary,
-        });
-    }
-    if let Some(c) = helgrind_race().captures(text) {
-        let complete = helgrind_prev().is_match(text);
-        hits.push(TraceHit {
-            tool: "helgrind",
-            complete,
-            summary: format!("Helgrind possible data race during {}", &c[1]),
-        });
-    }
-    if let Some(c) = drd_conflict().captures(text) {
-        hits.push(TraceHit {
-            tool: "drd",
-            complete: true,
-            summary: format!("DRD conflicting {}", &c[1]),
-        });
-    }
-    if let Some(c) = miri_race().captures(text) {
-        let a = c.get(1).or(c.get(3)).map_or("", |m| m.as_str());
-        let b = c.get(2).or(c.get(4)).map_or("", |m| m.as_str());
-        hits.push(TraceHit {
-            tool: "miri",
-            complete: true,
-            summary: format!("Miri data race between {a} and {b}"),
-        });
-    } else if miri_single().is_match(text) {
-        hits.push(TraceHit {
-            tool: "miri",
-            complete: false,
-            summary: "Miri data race report without both accesses".to_string(),
-        });
-    }
-    hits
-}
-
 // ------------------------------------------------------------------ links
 
 re!(url, r#"https?://[^\s<>()\[\]"'`]+"#);
@@ -473,11 +216,39 @@ pub fn ci_links_in(text: &str) -> Vec<String> {
 
 re!(
     deterministic_claim_re,
-    r"(?i)\b(?:fail(?:s|ed|ing)?|panic(?:s|ked)?|deadlock(?:s|ed)?|hang(?:s)?|crash(?:es|ed)?|reproduc(?:es|ed|ing)|trigger(?:s|ed)?|breaks?)\b[^.\n]{0,100}?\b(?:every\s+(?:single\s+)?(?:time|run)|each\s+(?:time|run)|always|deterministically|consistently|reliably|100\s*%|(\d+)\s*/\s*(\d+)|(\d+)\s+(?:out\s+)?of\s+(\d+)|without\s+fail|on\s+every\s+run)|\bdeterministic(?:ally)?\s+(?:fail|reproduc|repro)|\bbase\s*:\s*fails?\s+(\d+)\s*/\s*(\d+)"
+    r"(?i)\b(?:fail(?:s|ed|ing)?|panic(?:s|ked)?|deadlock(?:s|ed)?|hang(?:s)?|crash(?:es|ed)?|reproduc(?:es|ed|ing)|trigger(?:s|ed)?|breaks?|trips?|hits?)\b[^.\n]{0,100}?\b(?:every\s+(?:single\s+)?(?:time|run)|each\s+(?:time|run)|always|deterministically|consistently|reliably|100\s*%|(\d+)\s*/\s*(\d+)|(\d+)\s+(?:out\s+)?of\s+(\d+)|without\s+fail|on\s+every\s+run)|\bdeterministic(?:ally)?\s+(?:fail|reproduc|repro)|\bbase\s*:\s*fails?\s+(\d+)\s*/\s*(\d+)|\bdeterministic\s+(?:unit\s+|regression\s+|integration\s+|interleaving\s+)?test\b"
+);
+// "Without the fix the test fails/panics/sees …", "fails before this change": the test fails
+// before the change. Counts as determinism only beside a mechanism that forces the ordering.
+re!(
+    fails_without_fix_re,
+    r"(?i)\b(?:without|before)\s+(?:the|this)\s+(?:fix|change|patch|commit)\b[^.\n]{0,60}?\b(?:fail(?:s|ed)?|panic(?:s|ked)?|crash(?:es|ed)?|hang(?:s)?|deadlock(?:s|ed)?|abort(?:s|ed)?|sees|reports|errors?|trips|asserts?)\b|\b(?:fail(?:s|ed)?|panic(?:s|ked)?|crash(?:es|ed)?|hangs|deadlocks)\s+(?:\w+\s+){0,6}?(?:before|without)\s+(?:the|this)\s+(?:fix|change|patch|commit)\b"
+);
+// Words that take a claim back: "would usually still pass", "sometimes", "intermittently".
+re!(
+    hedge_re,
+    r"(?i)\b(?:usually|sometimes|occasionally|intermittent(?:ly)?|often|rarely|flak(?:y|ily)|would\s+(?:usually\s+)?(?:still\s+)?pass|can\s+(?:still\s+)?pass|not\s+(?:always|every\s+time|deterministic))\b"
 );
 re!(
+    after_success_re,
+    r"(?i)^\W*(?:\w+\s+){0,2}?(?:success|succe\w+|pass(?:es|ed|ing)?|green|ok)\b"
+);
+re!(
+    after_change_re,
+    r"(?i)\bafter\s+(?:this|the|these|my)\s+(?:changes?|fix(?:es)?|patch(?:es)?)\b"
+);
+re!(
+    before_change_re,
+    r"(?i)\b(?:before|without)\s+(?:this|the|these|my)\s+(?:changes?|fix(?:es)?|patch(?:es)?)\b|\bon\s+(?:the\s+)?(?:merge\s+)?base\b|\bon\s+main\b"
+);
+
+/// The sentence speaks of the code after the change only, not before it.
+fn only_after(sentence: &str) -> bool {
+    after_change_re().is_match(sentence) && !before_change_re().is_match(sentence)
+}
+re!(
     mechanism_re,
-    r"(?i)\bloom::model\b|\bloom\b|\bsynctest\b|\bfailpoints?\b|fail_point!|\bfail::cfg\b|\bjcstress\b|@JCStressTest|\bbarriers?\b|\bhooks?\b|\bchannels?\b|\bforced?\s+(?:the\s+)?(?:bad\s+)?(?:interleaving|ordering|schedule)|\binterleaving\b|\bshuttle::check\w*|\bturmoil\b|\bmadsim\b|\bsync points?\b|\blatch(?:es)?\b|\bCountDownLatch\b|\bpause(?:s|d)? (?:the )?(?:goroutine|thread)"
+    r"(?i)\bloom::model\b|\bloom\b|\bsynctest\b|\bfailpoints?\b|fail_point!|\bfail::cfg\b|\bjcstress\b|@JCStressTest|\bbarriers?\b|\bhooks?\b|\bchannels?\b|\bforced?\s+(?:the\s+)?(?:bad\s+)?(?:interleaving|ordering|schedule)|\binterleaving\b|\bshuttle::check\w*|\bturmoil\b|\bmadsim\b|\bsync[ _-]?points?\b|\bSyncPoint\w*|\bTEST_SYNC_POINT\w*|\blatch(?:es)?\b|\bCountDownLatch\b|\bpause(?:s|d)? (?:the )?(?:goroutine|thread)|\byield[ _-]?(?:injection|injector|points?)\b|\b\w*YieldInjector\b|\b\w*YieldPoint\w*|\bsweeps?\s+(?:over\s+)?(?:every|each|all)\s+(?:\w+\s+){0,2}?(?:yield|io|i/o|await|suspension|preemption)\s+(?:points?|boundar(?:y|ies))|\bMULTI\s*/\s*EXEC\b|\bmulti-exec\b"
 );
 re!(
     rerun_green,
@@ -500,9 +271,50 @@ re!(
     r"(?m)^\s*(?:Exception in thread|Traceback \(most recent call last\)|thread '[^']*' panicked at|panic: |\s+at [\w.$]+\([\w.]+:\d+\)|stack backtrace:)"
 );
 
+/// How strongly a text claims the test fails before the change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ClaimStrength {
+    /// "Fails without the fix": a forcing mechanism makes it deterministic.
+    FailsWithoutFix,
+    /// "Fails every time", "deterministically", "100/100".
+    Deterministic,
+}
+
+/// A claim that the test fails before the change, and how strong it is. Line breaks inside a
+/// paragraph do not end a sentence.
+pub fn failure_claim(text: &str) -> Option<(ClaimStrength, String)> {
+    let text = text.replace('\n', " ");
+    if let Some(c) = deterministic_claim(&text) {
+        return Some((ClaimStrength::Deterministic, c));
+    }
+    for sentence in text.split_inclusive('.') {
+        if let Some(m) = fails_without_fix_re().find(sentence)
+            && !hedge_re().is_match(sentence)
+        {
+            return Some((
+                ClaimStrength::FailsWithoutFix,
+                m.as_str().trim().to_string(),
+            ));
+        }
+    }
+    None
+}
+
 /// A claim that the reproduction fails every time (before the change).
 pub fn deterministic_claim(text: &str) -> Option<String> {
     for c in deterministic_claim_re().captures_iter(text) {
+        // "would usually still pass", "fails intermittently": the sentence takes it back.
+        let whole = c.get(0).map_or(0..0, |m| m.range());
+        let sentence = sentence_around(text, whole.start);
+        if hedge_re().is_match(sentence) || no_repro().is_match(sentence) {
+            continue;
+        }
+        // "… after this change, I get 100% test success": a rate of passing after the fix is
+        // not a failure before it.
+        let after: String = text[whole.end..].chars().take(30).collect();
+        if after_success_re().is_match(&after) || only_after(sentence) {
+            continue;
+        }
         // `fails 3/20` is a rate, not determinism: a fraction counts only when it is whole.
         let pairs = [
             (c.get(1), c.get(2)),
@@ -522,6 +334,21 @@ pub fn deterministic_claim(text: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The sentence (up to `.` or a line end, at most 300 bytes either way) around byte `at`.
+fn sentence_around(text: &str, at: usize) -> &str {
+    let mut lo = at.saturating_sub(300);
+    while !text.is_char_boundary(lo) {
+        lo -= 1;
+    }
+    let mut hi = (at + 300).min(text.len());
+    while !text.is_char_boundary(hi) {
+        hi += 1;
+    }
+    let start = text[lo..at].rfind(['.', '\n']).map_or(lo, |i| lo + i + 1);
+    let end = text[at..hi].find(['.', '\n']).map_or(hi, |i| at + i);
+    &text[start..end]
 }
 
 pub fn mechanism(text: &str) -> Option<String> {
@@ -568,6 +395,11 @@ pub fn diff_mechanism(line: &str) -> Option<&'static str> {
         ("CyclicBarrier", "barrier"),
         ("Barrier::new", "barrier"),
         ("sync.WaitGroup", "WaitGroup"),
+        ("SyncPoint", "sync point"),
+        ("TEST_SYNC_POINT", "sync point"),
+        ("YieldInjector", "yield injection"),
+        ("YieldPoint", "yield injection"),
+        ("yield_point", "yield injection"),
     ];
     MARKS
         .iter()

@@ -6,6 +6,9 @@ use serde::Serialize;
 pub struct Problem {
     pub code: String,
     pub message: String,
+    /// The body line the near-miss is on (1-based), when it is on one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
 }
 
 /// The recommended section, shown in messages and the check summary.
@@ -20,10 +23,17 @@ fn p(code: &str, message: String) -> Problem {
     Problem {
         code: code.to_string(),
         message,
+        line: None,
     }
 }
 
 impl Problem {
+    /// The same problem, found on `line`.
+    pub fn at(mut self, line: Option<usize>) -> Problem {
+        self.line = line;
+        self
+    }
+
     pub fn no_evidence() -> Problem {
         p("no-evidence", "No deterministic reproduction found. Add a `## Reproduction` section with one of: a seed and the test it drives (`kind: seed`), a test that forces the bad interleaving and fails every time before this change (`kind: interleaving`), or a race report showing both conflicting accesses or a link to a recorded trace (`kind: trace`).".into())
     }

@@ -395,3 +395,257 @@ fn real_tool_outputs_from_the_shared_fixtures() {
         );
     }
 }
+
+// ---- race reports as people paste them (issue: real PR descriptions)
+
+#[test]
+fn a_race_report_pasted_unfenced_with_blank_lines_and_elided_frames_counts() {
+    // Copied from a web log viewer: every line separated by a blank one, frames elided.
+    let body = "Seen in CI with -race:\n\nWARNING: DATA RACE\n\nWrite at 0x00c0001e4010 by goroutine 31:\n\n  store.(*Cache).Put()\n\n      /src/store/cache.go:88 +0x1a4\n\n  ......\n\nPrevious read at 0x00c0001e4010 by goroutine 30:\n\n  store.(*Cache).Get()\n\n      /src/store/cache.go:61 +0x7c\n";
+    let v = verdict(body);
+    assert_eq!(kinds(&v), [EvidenceKind::Trace], "{v:?}");
+    assert_eq!(v.evidence[0].line, Some(3), "found where the report starts");
+}
+
+#[test]
+fn a_race_report_indented_or_quoted_counts() {
+    let indented = "The report:\n\n    WARNING: DATA RACE\n    Read at 0x01 by goroutine 7:\n      q.(*Queue).Len()\n          /src/q/q.go:20 +0x3a\n\n    Previous write at 0x01 by goroutine 6:\n      q.(*Queue).Push()\n          /src/q/q.go:31 +0x88\n";
+    let quoted = "> WARNING: DATA RACE\n> Read at 0x01 by goroutine 7:\n>   q.(*Queue).Len()\n>\n> Previous write at 0x01 by goroutine 6:\n>   q.(*Queue).Push()\n";
+    for body in [indented, quoted] {
+        assert_eq!(kinds(&verdict(body)), [EvidenceKind::Trace], "{body}");
+    }
+}
+
+#[test]
+fn tsan_reports_with_link_frames_an_atomic_second_access_and_no_header_count() {
+    let body = "Here is what TSan printed:\n\n  Write of size 8 at 0x7b0c00001a60 by thread T4:\n    [#0](https://github.com/acme/db/blob/abc/src/log.cc#L77) Log::Append() src/log.cc:77\n    [#1](https://github.com/acme/db/blob/abc/src/db.cc#L12) DB::Put() src/db.cc:12\n\n  Previous atomic read of size 8 at 0x7b0c00001a60 by main thread:\n    [#0](https://github.com/acme/db/blob/abc/src/log.cc#L40) Log::Size() src/log.cc:40\n";
+    assert_eq!(kinds(&verdict(body)), [EvidenceKind::Trace]);
+    let atomic_write = "```\nWARNING: ThreadSanitizer: data race (pid=1)\n  Read of size 4 at 0x10 by thread T2:\n    #0 reader() r.c:5\n  Previous atomic write of size 4 at 0x10 by thread T1:\n    #0 writer() w.c:9\n```";
+    assert_eq!(kinds(&verdict(atomic_write)), [EvidenceKind::Trace]);
+}
+
+#[test]
+fn reports_the_parser_used_to_half_read_count() {
+    let main_goroutine = "```\nWARNING: DATA RACE\nRead at 0x01 by goroutine 24:\n  log.(*Logger).Write()\n      /src/log/log.go:517 +0x27c\n\nPrevious write at 0x01 by main goroutine:\n  log.(*Logger).SetLevel()\n      /src/log/log.go:131 +0x98\n```";
+    let old_format = "WARNING: DATA RACE\nWrite by goroutine 12:\n  bits.(*Set).Copy()\n      /src/bits/set.go:85 +0x2f6\n\nPrevious read by goroutine 9:\n  bits.(*Set).Has()\n      /src/bits/set.go:40 +0x133\n";
+    let prefixed = "```\n2024-03-01T10:00:00.1Z WARNING: DATA RACE\n2024-03-01T10:00:00.1Z Write at 0x01 by goroutine 5:\n2024-03-01T10:00:00.1Z   p.f()\n2024-03-01T10:00:00.1Z Previous read at 0x01 by goroutine 4:\n2024-03-01T10:00:00.1Z   p.g()\n```";
+    let numbered = "```\n7: Read of size 1 at 0x7f by thread T1:\n7:   #0 Net::stop() net.cc:253\n7:\n7: Previous write of size 1 at 0x7f by thread T2:\n7:   #0 Net::run() net.cc:1493\n```";
+    for body in [main_goroutine, old_format, prefixed, numbered] {
+        assert_eq!(kinds(&verdict(body)), [EvidenceKind::Trace], "{body}");
+    }
+}
+
+#[test]
+fn a_pasted_report_with_one_access_stays_refused_and_says_what_is_missing() {
+    let body = "WARNING: DATA RACE\n\nWrite at 0x01 by goroutine 8:\n\n  pool.checkout()\n\n(the rest was cut off)";
+    let v = verdict(body);
+    assert!(!v.satisfied, "{v:?}");
+    let p = v
+        .problems
+        .iter()
+        .find(|p| p.code == "trace-incomplete")
+        .expect("near-miss");
+    assert!(p.message.contains("Previous read at"), "{}", p.message);
+    assert_eq!(p.line, Some(1));
+}
+
+// ---- deterministic simulator seeds
+
+#[test]
+fn simulator_command_lines_with_their_seed_are_seed_evidence() {
+    for body in [
+        // A simulator run: the seed beside the test file it runs.
+        "Found by simulation:\nseed: -f tests/slow/RestoreCorrectness.toml -s 90817263 -b on\nCommit: 1a2b3c4",
+        "To reproduce: `./sim -r simulation -f tests/fast/KillRegion.toml -s 55443322`",
+        // madsim / turmoil / shuttle style seeds on the command that runs the simulation.
+        "MADSIM_TEST_SEED=4242 cargo test -p cluster --test sim partition_heals",
+        "SEED=1234567 cargo run -p chaos_sim -- --steps 100000",
+        "cargo test -p raft --test turmoil_partition -- --seed 998877",
+    ] {
+        let v = verdict(body);
+        assert!(
+            v.evidence
+                .iter()
+                .any(|e| e.kind == EvidenceKind::Seed && e.test.is_some()),
+            "{body}: {v:?}"
+        );
+    }
+    let v = verdict("seed: -f tests/slow/RestoreCorrectness.toml -s 90817263 -b on");
+    assert_eq!(
+        v.evidence[0].test.as_deref(),
+        Some("tests/slow/RestoreCorrectness.toml")
+    );
+    assert_eq!(v.evidence[0].rule, "seed.command");
+}
+
+#[test]
+fn a_seed_in_the_title_goes_with_the_command_in_the_body() {
+    let v = check_pr(
+        Some("sim: fix lost wakeup found with seed 8675309"),
+        "Run it:\n\n    cargo run -p netsim -- --replay\n",
+        None,
+    );
+    assert!(v.satisfied, "{v:?}");
+    assert_eq!(v.evidence[0].test.as_deref(), Some("netsim"));
+}
+
+#[test]
+fn a_shuffle_seed_never_counts_even_beside_other_numbers_or_copied_into_a_seed_field() {
+    let v = verdict("Repro: `go test -shuffle 1712345678 -count=20 -parallel 8 ./pool/...`");
+    assert!(!v.satisfied, "{v:?}");
+    assert!(codes(&v).contains(&"shuffle-seed-only".into()), "{v:?}");
+    // The number `-test.shuffle` printed, pasted as a seed: it still fixes test order only.
+    let copied = "```\n-test.shuffle 1712345678\n--- FAIL: TestPool (0.01s)\n```\n\n## Reproduction\nkind: seed\ntest: pool::TestPool\nseed: 1712345678\n";
+    let v = verdict(copied);
+    assert!(!v.satisfied, "{v:?}");
+    assert!(codes(&v).contains(&"shuffle-seed-only".into()), "{v:?}");
+}
+
+#[test]
+fn a_short_seed_flag_without_what_it_runs_is_not_a_seed() {
+    let v = verdict("I ran the binary with -s 12345 and it crashed.");
+    assert!(
+        !v.evidence.iter().any(|e| e.kind == EvidenceKind::Seed),
+        "{v:?}"
+    );
+}
+
+// ---- interleavings in C++ and Java projects, and tests of other shapes
+
+fn diff_adding(path: &str, lines: &[&str]) -> Vec<FileChange> {
+    let mut text = format!(
+        "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,1 +1,{} @@\n ctx\n",
+        lines.len() + 1
+    );
+    for l in lines {
+        text.push_str(&format!("+{l}\n"));
+    }
+    parse_unified(&text).unwrap()
+}
+
+#[test]
+fn a_cpp_sync_point_test_said_to_fail_deterministically_is_an_interleaving() {
+    let body = "Fix a lost flush when compaction races with a memtable switch.\n\nThe new test `DBFlushTest.FlushRacesSwitch` uses `SyncPoint::LoadDependency` to order the two background jobs; it fails deterministically before this change.";
+    let diff = diff_adding(
+        "db/db_flush_test.cc",
+        &[
+            "TEST_F(DBFlushTest, FlushRacesSwitch) {",
+            "  SyncPoint::GetInstance()->LoadDependency({{\"A\", \"B\"}});",
+        ],
+    );
+    let v = check_body(body, Some(&diff));
+    assert_eq!(kinds(&v), [EvidenceKind::Interleaving], "{v:?}");
+    assert_eq!(
+        v.evidence[0].test.as_deref(),
+        Some("DBFlushTest.FlushRacesSwitch")
+    );
+}
+
+#[test]
+fn a_java_latch_test_that_fails_without_the_fix_is_an_interleaving() {
+    let body = "Adds `RegistryTest#concurrentRemoveKeepsEntry`, which holds the remover on a CountDownLatch until the reader has looked the entry up. Without the fix the test fails with a NullPointerException.";
+    let diff = diff_adding(
+        "src/test/java/com/acme/RegistryTest.java",
+        &[
+            "  @Test",
+            "  void concurrentRemoveKeepsEntry() throws Exception {",
+        ],
+    );
+    let v = check_body(body, Some(&diff));
+    assert_eq!(kinds(&v), [EvidenceKind::Interleaving], "{v:?}");
+}
+
+#[test]
+fn yield_injection_and_exhaustive_yield_sweeps_count_when_said_to_fail_deterministically() {
+    let yield_injection = "Regression test\n---\n`test_commit_order_holds_across_restart` pins the second commit with a yield injector at the validation point.\n\nIt reproduces the bug deterministically before this fix.";
+    let sweep = "The new test `test_reset_at_every_io_boundary` sweeps every IO yield point of the commit and resets the statement there; without the fix it panics at the first boundary, deterministically.";
+    for (body, name) in [
+        (yield_injection, "test_commit_order_holds_across_restart"),
+        (sweep, "test_reset_at_every_io_boundary"),
+    ] {
+        let diff = diff_adding(
+            "core/tests/commit.rs",
+            &["#[test]", &format!("fn {name}() {{")],
+        );
+        let v = check_body(body, Some(&diff));
+        assert_eq!(kinds(&v), [EvidenceKind::Interleaving], "{body}: {v:?}");
+    }
+}
+
+#[test]
+fn a_scripted_multi_exec_ordering_counts_and_a_hack_that_usually_passes_does_not() {
+    let multi = "The test `test_expire_and_set_in_one_loop` runs SET and the lazy expire inside MULTI/EXEC so both land in one event loop; it fails every time before the change.";
+    let diff = diff_adding(
+        "tests/unit/tracking.rs",
+        &["#[test]", "fn test_expire_and_set_in_one_loop() {"],
+    );
+    assert_eq!(
+        kinds(&check_body(multi, Some(&diff))),
+        [EvidenceKind::Interleaving]
+    );
+    let hack = "The new `test_cross_pool` would usually still pass before; the race only shows with a manual yield injection hack.";
+    let diff = diff_adding(
+        "tests/cross_pool.rs",
+        &["#[test]", "fn test_cross_pool() {"],
+    );
+    assert!(!check_body(hack, Some(&diff)).satisfied);
+}
+
+#[test]
+fn a_failure_without_the_fix_is_not_determinism_without_a_forcing_mechanism() {
+    let body = "Adds `test_reconnect_after_close`; without the fix the test fails.";
+    let diff = diff_adding(
+        "tests/net.rs",
+        &["#[test]", "fn test_reconnect_after_close() {"],
+    );
+    let v = check_body(body, Some(&diff));
+    assert!(!v.satisfied, "{v:?}");
+}
+
+#[test]
+fn a_loom_model_in_the_diff_is_the_forcing_mechanism() {
+    let body = "`queue::tests::loom_push_pop` fails every time before this change.";
+    let diff = diff_adding(
+        "src/queue.rs",
+        &[
+            "    #[test]",
+            "    fn loom_push_pop() {",
+            "        loom::model(|| {",
+        ],
+    );
+    let v = check_body(body, Some(&diff));
+    assert_eq!(kinds(&v), [EvidenceKind::Interleaving], "{v:?}");
+    assert!(v.evidence[0].detail.contains("loom"), "{v:?}");
+}
+
+#[test]
+fn a_64_kib_hostile_body_is_judged_in_linear_time() {
+    // Alternating seed and test-name lines: once quadratic (every seed rescanned the body).
+    let mut body = String::new();
+    let mut i = 0;
+    while body.len() < 64 * 1024 {
+        body.push_str(&format!(
+            "seed: {i}\nTestCase{i} fails every time with a barrier\n"
+        ));
+        i += 1;
+    }
+    let v = check_body(&body, None);
+    assert!(v.satisfied);
+    assert!(v.evidence.len() <= 25 && v.problems.len() <= 25);
+}
+
+#[test]
+fn claims_about_the_code_after_the_change_are_not_failures_before_it() {
+    for body in [
+        "Adds `TestDrainClosed` using a channel. On the 10 trials I made to reproduce the original problem after this change, I get 100% test success.",
+        "`TestDrainClosed` uses a channel; I was unable to reproduce the failure deterministically.",
+    ] {
+        let v = verdict(body);
+        assert!(!v.satisfied, "{body}: {v:?}");
+    }
+    // Before and after in one sentence is still a claim about before.
+    let v = verdict(
+        "`TestDrainClosed` forces the close with a channel: it fails every time before this change and passes after the change.",
+    );
+    assert!(v.satisfied, "{v:?}");
+}

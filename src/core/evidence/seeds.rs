@@ -1,0 +1,254 @@
+//! Seeds that drive the scheduling of a run, one line at a time: `seed:` fields, `--seed N`
+//! flags, `*_SEED=` variables, tool formats (proptest `cc`, Hypothesis, shuttle schedules), and
+//! command lines of deterministic simulators and fuzzers that pass a seed (`-s N` beside the
+//! test file it runs, `SEED=N cargo run -p sim`). A command's target is the test it drives.
+//! Go's `-test.shuffle` value is never a scheduling seed, whatever field it is copied into.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use super::patterns::is_placeholder;
+
+macro_rules! re {
+    ($name:ident, $pat:expr) => {
+        fn $name() -> &'static Regex {
+            static R: OnceLock<Regex> = OnceLock::new();
+            R.get_or_init(|| Regex::new($pat).expect("seed patterns are valid"))
+        }
+    };
+}
+
+/// A scheduling seed and the form it came in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeedHit {
+    pub form: &'static str,
+    pub value: String,
+    /// The test (or test file, or simulator) the line's command runs, when the seed is on a
+    /// command line.
+    pub target: Option<String>,
+}
+
+re!(
+    seed_key,
+    r"(?i)(?:^|[\s*|(,;])(?:scheduler[ _-]?|random[ _-]?|rng[ _-]?|schedule[ _-]?)?seed\**\s*[:=]\s*`?(0x[0-9a-f]+|-?\d+|[A-Za-z0-9_+/=-]{6,})`?"
+);
+re!(
+    seed_prose,
+    r"(?i)\b(?:with|using|under|at|on)\s+(?:the\s+)?(?:scheduler\s+|random\s+)?seed\s+`?(0x[0-9a-f]+|\d+)`?"
+);
+re!(
+    seed_flag,
+    r"(?i)(?:^|\s)--?(?:[a-z]+[-.])?seed(?:=|\s+)(0x[0-9a-f]+|\d+|[A-Za-z0-9_+/=-]{6,})"
+);
+// `-s 177856328` passes the seed to a simulator; alone it could be anything, so it counts
+// only on a command line that also names what it runs (a test file, a package, a test).
+re!(short_seed_flag, r"(?:^|\s)-s\s+(\d{3,}|0x[0-9a-fA-F]+)\b");
+re!(
+    seed_env,
+    r"\b([A-Z][A-Z0-9_]*_SEED|SEED)\s*=\s*['\x22]?(0x[0-9A-Fa-f]+|\d+|[A-Za-z0-9_+/=-]{4,})"
+);
+re!(proptest_cc, r"^\s*cc\s+([0-9a-f]{16,})\b");
+re!(
+    hypothesis_repro,
+    r#"@reproduce_failure\(\s*['"][^'"]+['"]\s*,\s*b?['"]([^'"]+)['"]\s*\)"#
+);
+re!(hypothesis_seed, r"@seed\(\s*(-?\d+|0x[0-9a-fA-F]+)\s*\)");
+re!(
+    shuttle_replay,
+    r#"(?:replay\s*\([^"\n]*|schedule\s*[:=]?\s*|failing schedule:\s*)"([0-9a-f]{8,})""#
+);
+re!(shuffle, r"-(?:test\.)?shuffle(?:=|\s+)(on|\d+)");
+re!(
+    repetition,
+    r"(?i)(?:-count[= ]\d+|GOMAXPROCS\s*=\s*\d+|-cpu[= ][\d,]+|--?retries?[= ]\d+|--?repeat[= ]\d+|rerun[s]?\s*[:=]\s*\d+)"
+);
+// `AtomicOps.toml seed 309473476`: a seed written right after the test spec file it drives.
+re!(
+    file_then_seed,
+    r"(?i)(?:^|[\s(,:;])([\w./-]+\.(?:toml|ya?ml|json|txt|tcl))[`'\x22]?\s+(?:with\s+|at\s+)?seed\s*[:=]?\s*`?(\d{3,}|0x[0-9a-f]+)\b"
+);
+/// Manifests and configs that are not test specs.
+const NOT_TEST_FILES: &[&str] = &[
+    "cargo.toml",
+    "pyproject.toml",
+    "package.json",
+    "tsconfig.json",
+    "go.mod",
+    "config.toml",
+    "rust-toolchain.toml",
+];
+
+// What a command line runs.
+re!(
+    target_file,
+    r"(?:^|\s)(?:-f|--file|--test-file|--testfile|--spec)[=\s]+([\w./-]+)"
+);
+re!(
+    target_cargo,
+    r"\bcargo\s+(?:\+\S+\s+)?(?:run|test|nextest\s+run)\b[^\n]*?\s(?:-p|--package|--bin|--example|--test)[=\s]+([\w-]+)"
+);
+re!(
+    target_cargo_test,
+    r"\bcargo\s+(?:test|nextest\s+run)\s+(?:-\S+\s+)*([a-z_][\w:]*)"
+);
+re!(
+    target_go_run,
+    r#"-(?:test\.)?run[= ]['"]?\^?([A-Za-z_]\w*)"#
+);
+re!(target_pytest, r"\bpytest\s+(?:-\S+\s+)*(\S+\.py(?:::\S+)?)");
+
+/// What a command line on `line` runs, if it is one.
+pub fn command_target(line: &str) -> Option<String> {
+    for re in [
+        target_file(),
+        target_cargo(),
+        target_go_run(),
+        target_pytest(),
+        target_cargo_test(),
+    ] {
+        if let Some(c) = re.captures(line) {
+            let t = c[1].trim_end_matches(['.', ',', '`', '\'', '"']);
+            if !t.is_empty() && !is_placeholder(t) {
+                return Some(t.to_string());
+            }
+        }
+    }
+    None
+}
+
+/// Scheduling seeds on one line (a shuffle seed is not one: see [`shuffle_seeds`]).
+pub fn seeds_on(line: &str, out: &mut Vec<SeedHit>) {
+    let start = out.len();
+    let target = command_target(line);
+    let target = &target;
+    let mut push = |form: &'static str, v: &str, target: Option<String>| {
+        // A free-form seed has digits (`7311`, `0x5eed`); `seed: initial_data` is data. Tool
+        // formats (Hypothesis blobs, proptest, shuttle) are seeds by their shape.
+        let generic = matches!(
+            form,
+            "seed field" | "seed" | "--seed flag" | "environment seed"
+        );
+        let seedlike = !generic || v.chars().any(|c| c.is_ascii_digit());
+        if seedlike && !is_placeholder(v) && !out[start..].iter().any(|h| h.value == v) {
+            out.push(SeedHit {
+                form,
+                value: v.to_string(),
+                target,
+            });
+        }
+    };
+    if let Some(c) = hypothesis_repro().captures(line) {
+        push("hypothesis @reproduce_failure", &c[1], None);
+    }
+    if let Some(c) = hypothesis_seed().captures(line) {
+        push("hypothesis @seed", &c[1], None);
+    }
+    if let Some(c) = proptest_cc().captures(line) {
+        push("proptest regression (cc)", &c[1], None);
+    }
+    if let Some(c) = shuttle_replay().captures(line) {
+        push("shuttle schedule", &c[1], None);
+    }
+    for c in seed_env().captures_iter(line) {
+        let form = if &c[1] == "QUICKCHECK_SEED" {
+            "QUICKCHECK_SEED"
+        } else {
+            "environment seed"
+        };
+        push(form, &c[2], target.clone());
+    }
+    for c in seed_flag().captures_iter(line) {
+        push("--seed flag", &c[1], target.clone());
+    }
+    if target.is_some() {
+        for c in short_seed_flag().captures_iter(line) {
+            push("simulator seed (-s)", &c[1], target.clone());
+        }
+    }
+    for c in file_then_seed().captures_iter(line) {
+        let file = &c[1];
+        let name = file.rsplit('/').next().unwrap_or(file).to_ascii_lowercase();
+        if !NOT_TEST_FILES.contains(&name.as_str()) {
+            push("seed of a test file", &c[2], Some(file.to_string()));
+        }
+    }
+    for c in seed_key().captures_iter(line) {
+        push("seed field", &c[1], None);
+    }
+    for c in seed_prose().captures_iter(line) {
+        push("seed", &c[1], None);
+    }
+}
+
+/// Go's `-test.shuffle N` / `-shuffle=N` values on a line.
+pub fn shuffle_seeds(line: &str, out: &mut Vec<String>) {
+    for c in shuffle().captures_iter(line) {
+        if &c[1] != "on" {
+            out.push(c[1].to_string());
+        }
+    }
+}
+
+/// `-count=N`, `GOMAXPROCS=N`, retries: repetition settings mistaken for reproductions.
+pub fn repetition_settings(line: &str, out: &mut Vec<String>) {
+    for m in repetition().find_iter(line) {
+        out.push(m.as_str().trim().to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seeds(line: &str) -> Vec<(String, Option<String>)> {
+        let mut out = Vec::new();
+        seeds_on(line, &mut out);
+        out.into_iter().map(|h| (h.value, h.target)).collect()
+    }
+
+    #[test]
+    fn simulator_command_lines_carry_their_seed_and_their_test() {
+        assert_eq!(
+            seeds("seed:  -f tests/slow/ApiCorrectness.toml -s 177856328 -b on"),
+            [(
+                "177856328".to_string(),
+                Some("tests/slow/ApiCorrectness.toml".to_string())
+            )]
+        );
+        assert_eq!(
+            seeds("SEED=910812985 cargo run -q -p sim_whopper -- --mode recovery"),
+            [("910812985".to_string(), Some("sim_whopper".to_string()))]
+        );
+        assert_eq!(
+            seeds("MADSIM_TEST_SEED=12345 cargo test sched::tests::race_on_close"),
+            [(
+                "12345".to_string(),
+                Some("sched::tests::race_on_close".to_string())
+            )]
+        );
+    }
+
+    #[test]
+    fn a_seed_right_after_its_test_file_drives_that_test() {
+        assert_eq!(
+            seeds("Seen in nightlies (tests: Restart.toml seed 309473476, Cycle.toml seed 37)"),
+            [("309473476".to_string(), Some("Restart.toml".to_string()))]
+        );
+        assert!(seeds("bumped Cargo.toml seed 12345").is_empty());
+    }
+
+    #[test]
+    fn a_short_flag_alone_is_not_a_seed() {
+        assert!(seeds("curl -s 200 https://example.com").is_empty());
+        assert!(seeds("ran it with -s 1234").is_empty());
+    }
+
+    #[test]
+    fn shuffle_values_are_collected_apart() {
+        let mut out = Vec::new();
+        shuffle_seeds("go test -test.shuffle 1712345678 -count 10 ./...", &mut out);
+        assert_eq!(out, ["1712345678"]);
+        assert!(seeds("go test -shuffle=1712345678 ./...").is_empty());
+    }
+}

@@ -1,0 +1,165 @@
+//! The labelled dev set of real PR descriptions and diffs in `../shared/fixtures/real-prs/`:
+//! `check-body` and `classify` over every case, with accuracy, precision, recall and each miss
+//! printed (`cargo test real_prs -- --nocapture`). A dev set, not a target: the thresholds
+//! below guard against regressions. Skipped, with a message, when the folder is absent.
+
+use std::path::{Path, PathBuf};
+
+use repro_gate::core::classify::classify;
+use repro_gate::core::config::RepoConfig;
+use repro_gate::core::diff::parse_unified;
+use repro_gate::core::evidence::{EvidenceKind, check_body};
+
+#[derive(serde::Deserialize)]
+struct Manifest {
+    cases: Vec<Case>,
+}
+
+#[derive(serde::Deserialize)]
+struct Case {
+    file: String,
+    expect: bool,
+    #[serde(default)]
+    kind: Option<EvidenceKind>,
+    #[serde(default = "yes")]
+    critical: bool,
+    #[serde(default)]
+    diff: Option<String>,
+    #[serde(default)]
+    why: String,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Cases whose label disagrees with CONTRACT §6 (`test_changes_count: false`: "changes only in
+/// test files do not trigger the gate"): these PRs change test files only. Reported as misses,
+/// not failed on; see the issue note.
+const CONTRACT_OVER_LABEL: &[&str] = &[
+    "008-leveldb-env-test-tsan.diff",
+    "016-moby-networkdb-test-mutex.diff",
+];
+
+fn root() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real-prs");
+    dir.is_dir().then_some(dir)
+}
+
+fn manifest(dir: &Path) -> Manifest {
+    let text = std::fs::read_to_string(dir.join("cases.yaml")).expect("cases.yaml");
+    serde_saphyr::from_str(&text).expect("cases.yaml parses")
+}
+
+#[derive(Default)]
+struct Score {
+    tp: u32,
+    fp: u32,
+    tn: u32,
+    fn_: u32,
+    critical_errors: Vec<String>,
+    misses: Vec<String>,
+}
+
+impl Score {
+    fn add(&mut self, case: &Case, got: bool, right: bool) {
+        match (case.expect, got) {
+            (true, true) if right => self.tp += 1,
+            (true, _) => self.fn_ += 1,
+            (false, true) => self.fp += 1,
+            (false, false) => self.tn += 1,
+        }
+        if !right {
+            let line = format!(
+                "{} (expect {}{}, critical {}): {}",
+                case.file,
+                case.expect,
+                case.kind
+                    .map(|k| format!("/{}", serde_json::to_string(&k).unwrap()))
+                    .unwrap_or_default(),
+                case.critical,
+                case.why
+            );
+            if case.critical && !CONTRACT_OVER_LABEL.contains(&case.file.as_str()) {
+                self.critical_errors.push(line.clone());
+            }
+            self.misses.push(line);
+        }
+    }
+
+    fn report(&self, name: &str) -> (f64, f64) {
+        let total = (self.tp + self.fp + self.tn + self.fn_) as f64;
+        let accuracy = (self.tp + self.tn) as f64 / total;
+        let precision = if self.tp + self.fp == 0 {
+            1.0
+        } else {
+            self.tp as f64 / (self.tp + self.fp) as f64
+        };
+        let recall = if self.tp + self.fn_ == 0 {
+            1.0
+        } else {
+            self.tp as f64 / (self.tp + self.fn_) as f64
+        };
+        eprintln!(
+            "real-prs {name}: {total} cases, accuracy {accuracy:.3}, precision {precision:.3}, recall {recall:.3}, critical errors {}",
+            self.critical_errors.len()
+        );
+        for m in &self.misses {
+            eprintln!("  miss: {m}");
+        }
+        (accuracy, precision)
+    }
+}
+
+#[test]
+fn real_pr_descriptions_are_judged_like_a_reviewer_would() {
+    let Some(dir) = root().map(|d| d.join("bodies")) else {
+        eprintln!("skipped: ../shared/fixtures/real-prs is absent");
+        return;
+    };
+    let mut score = Score::default();
+    for case in manifest(&dir).cases {
+        let body = std::fs::read_to_string(dir.join(&case.file)).expect("body file");
+        let files = case.diff.as_ref().map(|d| {
+            let text = std::fs::read_to_string(dir.join(d)).expect("diff file");
+            parse_unified(&text).expect("diff parses")
+        });
+        let v = check_body(&body, files.as_deref());
+        let right = v.satisfied == case.expect
+            && (!case.expect
+                || case
+                    .kind
+                    .is_none_or(|k| v.evidence.iter().any(|e| e.kind == k)));
+        score.add(&case, v.satisfied, right);
+    }
+    let (accuracy, precision) = score.report("descriptions");
+    assert!(
+        score.critical_errors.is_empty(),
+        "{:#?}",
+        score.critical_errors
+    );
+    assert!(accuracy >= 0.95 && precision >= 0.97);
+}
+
+#[test]
+fn real_diffs_are_classified_like_a_reviewer_would() {
+    let Some(dir) = root().map(|d| d.join("diffs")) else {
+        eprintln!("skipped: ../shared/fixtures/real-prs is absent");
+        return;
+    };
+    let mut score = Score::default();
+    let config = RepoConfig::default();
+    for case in manifest(&dir).cases {
+        let text = std::fs::read_to_string(dir.join(&case.file)).expect("diff file");
+        let files = parse_unified(&text).expect("diff parses");
+        let got = classify(&files, &config).concurrency;
+        score.add(&case, got, got == case.expect);
+    }
+    let (accuracy, precision) = score.report("diffs");
+    assert!(
+        score.critical_errors.is_empty(),
+        "{:#?}",
+        score.critical_errors
+    );
+    assert!(accuracy >= 0.95 && precision >= 0.97);
+}
