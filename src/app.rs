@@ -5,7 +5,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use axum::serve::ListenerExt as _;
 use tokio::sync::{Notify, broadcast};
 use tokio_util::sync::CancellationToken;
 
@@ -26,6 +25,9 @@ pub struct Deps {
     pub clock: Arc<dyn Clock>,
     /// `None`: the product's handler for the configured mode.
     pub handler: Option<Arc<dyn JobHandler>>,
+    /// Where job events go; an observer subscribed before start sees every one (work released
+    /// at start-up runs at once).
+    pub events: Option<broadcast::Sender<QueueEvent>>,
 }
 
 impl Default for Deps {
@@ -33,6 +35,7 @@ impl Default for Deps {
         Deps {
             clock: Arc::new(SystemClock),
             handler: None,
+            events: None,
         }
     }
 }
@@ -81,10 +84,21 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
         .await
         .with_context(|| format!("binding REPRO_GATE_LISTEN={}", settings.listen))?;
     let addr = listener.local_addr()?;
+    // Reachable beyond this machine: setup needs a one-time token from this log line.
+    let exposed = !addr.ip().is_loopback()
+        || settings
+            .public_url
+            .as_deref()
+            .is_some_and(|u| !crate::server::setup::is_loopback_url(u));
+    let setup_token = (setup_mode && exposed).then(|| crate::server::setup::random_token(32));
     if setup_mode {
+        let link = match &setup_token {
+            Some(t) => format!("http://{addr}/setup?token={t}"),
+            None => format!("http://{addr}/setup"),
+        };
         tracing::warn!(
             missing = %settings.missing_credentials.join(", "),
-            "setup mode: open http://{addr}/setup to configure the GitHub App; webhooks answer 503 until then"
+            "setup mode: open {link} to configure the GitHub App; webhooks answer 503 until then"
         );
     }
 
@@ -108,7 +122,10 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
     };
     let (enqueuer, writer_tasks) =
         Enqueuer::start(store.clone(), deps.clock.clone(), writers, new_jobs.clone());
-    let (events, _) = broadcast::channel(1024);
+    let events = deps
+        .events
+        .clone()
+        .unwrap_or_else(|| broadcast::channel(1024).0);
     let shutdown = CancellationToken::new();
 
     let services = match &settings.credentials {
@@ -172,7 +189,11 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
         setup: Arc::new(crate::server::SetupConfig::new(
             settings.github_api_url.clone(),
             settings.env_file.clone(),
+            settings.public_url.clone(),
+            setup_token.map(secrecy::SecretString::from),
         )),
+        bodies: Arc::default(),
+        job_counts: Arc::default(),
     };
     let app = router(state);
     tracing::info!(
@@ -186,13 +207,9 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
 
     let stop = shutdown.clone();
     let task_store = store.clone();
+    let connections = settings.connections;
     let task = tokio::spawn(async move {
-        // Small JSON answers to keep-alive requests: send them at once (no Nagle delay).
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        let served = axum::serve(listener, app)
-            .with_graceful_shutdown(async move { stop.cancelled().await })
+        let served = crate::server::listen::serve(listener, app, connections, stop)
             .await
             .context("serving HTTP");
         // The router (and with it every Enqueuer clone) is gone: writers drain and stop.

@@ -84,6 +84,10 @@ pub struct Settings {
     pub reconcile_minutes: u64,
     /// Where the setup flow writes the registered App's credentials.
     pub env_file: std::path::PathBuf,
+    /// Where GitHub reaches this service (`REPRO_GATE_PUBLIC_URL`), behind a proxy or tunnel.
+    pub public_url: Option<String>,
+    /// Limits on HTTP connections (slow and abusive clients).
+    pub connections: crate::server::listen::ConnLimits,
 }
 
 impl Settings {
@@ -103,6 +107,8 @@ impl Settings {
             queue: QueueSettings::default(),
             reconcile_minutes: 10,
             env_file: ".env".into(),
+            public_url: None,
+            connections: Default::default(),
         }
     }
 

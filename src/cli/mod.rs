@@ -82,6 +82,11 @@ pub struct ServeArgs {
     #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
     pub github_api_url: String,
 
+    /// The URL GitHub reaches this service at (behind a proxy or tunnel): the setup page builds
+    /// the webhook and callback URLs from it.
+    #[arg(long, env = "REPRO_GATE_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
     /// Evaluate and log every write it would make; write nothing to GitHub.
     #[arg(long, env = "REPRO_GATE_DRY_RUN", default_value = "false",
           value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
@@ -109,6 +114,11 @@ pub struct ServeArgs {
     /// Seconds shutdown waits for in-flight jobs before giving them back to the queue.
     #[arg(long, env = "REPRO_GATE_SHUTDOWN_GRACE_SECONDS", default_value_t = 30)]
     pub shutdown_grace_seconds: u64,
+
+    /// Most HTTP connections open at once; more are closed as they arrive.
+    #[arg(long, env = "REPRO_GATE_MAX_CONNECTIONS", default_value_t = 512,
+          value_parser = clap::value_parser!(usize))]
+    pub max_connections: usize,
 
     /// Days done jobs and stored deliveries are kept (at least 3: GitHub redelivers
     /// deliveries of the past 3 days, and a redelivered id must still answer `duplicate`).

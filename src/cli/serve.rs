@@ -37,6 +37,8 @@ fn settings_from(args: ServeArgs) -> anyhow::Result<Settings> {
     settings.listen = args.listen;
     settings.github_api_url = args.github_api_url;
     settings.dry_run = args.dry_run;
+    settings.public_url = args.public_url.filter(|u| !u.trim().is_empty());
+    settings.connections.max_connections = args.max_connections.max(1);
     settings.reconcile_minutes = args.reconcile_minutes;
     settings.queue = QueueSettings {
         workers: args.workers,

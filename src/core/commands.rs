@@ -154,6 +154,17 @@ pub fn refusal(actor: &str, command: &str, repo: &str, maintainers: &[String]) -
     )
 }
 
+/// The reply when the PR's head moved between an override and its handling.
+pub fn head_moved_reply(actor: &str, seen: &str, now: &str) -> String {
+    let short = |s: &str| s.chars().take(7).collect::<String>();
+    format!(
+        "@{actor}: the PR's head moved from `{}` to `{}` after your comment, so the override was not applied: it would pass a commit you had not seen. Review `{}` and comment `/repro override <reason>` again to override it.",
+        short(seen),
+        short(now),
+        short(now)
+    )
+}
+
 /// The closest command name within an edit distance of 3.
 pub fn suggest(word: &str) -> Option<&'static str> {
     NAMES

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 
 use super::failures::{FailedTest, Report};
 use super::reliability::ReliabilityFile;
-use super::render::md;
+use super::render::{fenced, md, name};
+use super::shell;
 use super::tier::Tier;
 
 /// Marks the one reliability comment of a PR.
@@ -60,37 +61,51 @@ pub fn rows(report: &Report, file: &ReliabilityFile, comment_tiers: &[Tier]) -> 
         .collect()
 }
 
-/// The command that reruns one test alone, 20 times, for its runner (guessed from its id).
-pub fn rerun_command(package: Option<&str>, name: &str) -> String {
+/// The command that reruns one test alone, 20 times, for its runner (guessed from its id), or
+/// `None` when the name or package is not a plausible identifier for that runner: a name from a
+/// log is data, and a command built from it would run whatever it carries. Every value in the
+/// command is shell-quoted.
+pub fn rerun_command(package: Option<&str>, name: &str) -> Option<String> {
     let pkg = package.unwrap_or("");
     let go_like =
         name.starts_with("Test") || name.starts_with("Fuzz") || name.starts_with("Example");
     if pkg.ends_with(".py") {
-        return format!(
-            "for i in $(seq 20); do pytest -q -p no:randomly '{pkg}::{name}' || echo FAILED; done"
-        );
+        if !(shell::file_path(pkg) && shell::pytest_name(name)) {
+            return None;
+        }
+        return Some(format!(
+            "for i in $(seq 20); do pytest -q -p no:randomly -p no:cacheprovider {} || echo FAILED; done",
+            shell::quote(&format!("{pkg}::{name}"))
+        ));
     }
     if [".js", ".ts", ".jsx", ".tsx", ".mjs", ".cjs"]
         .iter()
         .any(|e| pkg.ends_with(e))
     {
-        return format!(
-            "for i in $(seq 20); do npx jest '{pkg}' -t '{}' || echo FAILED; done",
-            name.replace('\'', "'\\''")
-        );
+        if !(shell::file_path(pkg) && shell::printable_title(name)) {
+            return None;
+        }
+        return Some(format!(
+            "for i in $(seq 20); do npx jest --no-cache {} -t {} || echo FAILED; done",
+            shell::quote(pkg),
+            shell::quote(&format!("^{}$", shell::regex_escape(name)))
+        ));
     }
     if go_like && !name.contains("::") {
+        if !shell::go_test_name(name) || !(pkg.is_empty() || shell::go_package(pkg)) {
+            return None;
+        }
         let run = name
             .split('/')
-            .map(|p| format!("^{p}$"))
+            .map(|p| format!("^{}$", shell::regex_escape(p)))
             .collect::<Vec<_>>()
             .join("/");
-        let target = if pkg.is_empty() {
-            "./...".to_string()
-        } else {
-            pkg.to_string()
-        };
-        return format!("go test -run '{run}' -count=20 -race {target}");
+        let target = if pkg.is_empty() { "./..." } else { pkg };
+        return Some(format!(
+            "go test -run {} -count=20 -race {}",
+            shell::quote(&run),
+            shell::quote(target)
+        ));
     }
     if pkg.contains('.')
         && pkg.chars().next().is_some_and(char::is_lowercase)
@@ -99,22 +114,37 @@ pub fn rerun_command(package: Option<&str>, name: &str) -> String {
     {
         // A Java class (com.acme.PoolTest).
         let class = pkg.rsplit('.').next().unwrap_or(pkg);
-        return format!(
-            "for i in $(seq 20); do mvn -q test -Dtest='{class}#{name}' -Dsurefire.rerunFailingTestsCount=0 || echo FAILED; done"
-        );
+        if !(shell::java_name(class) && shell::java_name(name)) {
+            return None;
+        }
+        return Some(format!(
+            "for i in $(seq 20); do mvn -q test {} -Dsurefire.rerunFailingTestsCount=0 || echo FAILED; done",
+            shell::quote(&format!("-Dtest={class}#{name}"))
+        ));
     }
-    format!("for i in $(seq 20); do cargo test {name} -- --exact || echo FAILED; done")
+    if !shell::rust_test_path(name) {
+        return None;
+    }
+    Some(format!(
+        "for i in $(seq 20); do cargo test {} -- --exact || echo FAILED; done",
+        shell::quote(name)
+    ))
 }
 
 fn instruction(row: &Row) -> String {
     match row.tier {
         Tier::Quarantined => "**Quarantined: this failure is NOT evidence.** Never change production code to make it pass. If your change touches what it covers, write a deterministic test for that instead.".to_string(),
         Tier::Trusted => "**Trusted: this failure is real evidence.** Investigate it.".to_string(),
-        Tier::Probation => format!(
-            "**{}: rerun it alone before forming a hypothesis**, 20 times on this branch and 20 times on the merge base:\n\n  ```sh\n  {}\n  ```\n\n  The same failure rate on both sides means this change did not cause it (\"not my bug\" is a finished task). Three failures in a row, or clearly more failures on the branch (for 20 runs: 0 on base vs 5 or more on the branch), means investigate.",
-            if row.listed { "Probation" } else { "Not in the reliability file (probation)" },
-            rerun_command(row.package.as_deref(), &row.name)
-        ),
+        Tier::Probation => {
+            let how = match rerun_command(row.package.as_deref(), &row.name) {
+                Some(cmd) => format!("\n\n  {}", fenced("sh", &cmd).replace('\n', "\n  ")),
+                None => " (no command is offered: the test's name is not a plain identifier, so it is shown as data only)".to_string(),
+            };
+            format!(
+                "**{}: rerun it alone before forming a hypothesis**, 20 times on this branch and 20 times on the merge base:{how}\n\n  The same failure rate on both sides means this change did not cause it (\"not my bug\" is a finished task). Three failures in a row, or clearly more failures on the branch (for 20 runs: 0 on base vs 5 or more on the branch), means investigate.",
+                if row.listed { "Probation" } else { "Not in the reliability file (probation)" },
+            )
+        }
     }
 }
 
@@ -123,7 +153,7 @@ pub fn section(check: &str, sha: &str, rows: &[Row], file_error: Option<&str>) -
     let mut s = String::new();
     let _ = writeln!(s, "{SECTION_START}{} -->", md(check).replace("--", "- -"));
     let short: String = sha.chars().take(7).collect();
-    let _ = writeln!(s, "### ❌ `{}` failed on `{short}`\n", md(check));
+    let _ = writeln!(s, "### ❌ {} failed on `{short}`\n", name(check));
     if let Some(e) = file_error {
         let _ = writeln!(
             s,
@@ -139,8 +169,8 @@ pub fn section(check: &str, sha: &str, rows: &[Row], file_error: Option<&str>) -
         let opt = |o: &Option<String>| o.as_deref().map(md).unwrap_or_else(|| "—".into());
         let _ = writeln!(
             s,
-            "| `{}`{} | {} | {} | {} | {} | {} | {} | {} |",
-            md(&r.id),
+            "| {}{} | {} | {} | {} | {} | {} | {} | {} |",
+            name(&r.id),
             if r.flaky {
                 " (flaky: passed on retry)"
             } else {
@@ -161,20 +191,33 @@ pub fn section(check: &str, sha: &str, rows: &[Row], file_error: Option<&str>) -
     }
     s.push('\n');
     for r in rows {
-        let _ = writeln!(s, "- `{}`: {}", md(&r.id), instruction(r));
+        let _ = writeln!(s, "- {}: {}", name(&r.id), instruction(r));
     }
     s.push('\n');
     s.push_str(SECTION_END);
     s
 }
 
+/// A section with a note that the job log was cut at `cap` bytes.
+pub fn with_truncation_note(section: String, cap: usize) -> String {
+    let note = format!(
+        "> The job log is longer than {} MiB; only its first {} MiB were read, so failures after that point are not listed.\n\n",
+        cap >> 20,
+        cap >> 20
+    );
+    match section.find("| test | tier |") {
+        Some(i) => format!("{}{note}{}", &section[..i], &section[i..]),
+        None => section,
+    }
+}
+
 /// A section saying the check passed on a newer commit.
 pub fn passed_section(check: &str, sha: &str) -> String {
     let short: String = sha.chars().take(7).collect();
     format!(
-        "{SECTION_START}{} -->\n### ✅ `{}` passed on `{short}`\n\nIt failed on an earlier commit; the failures listed before are no longer current.\n{SECTION_END}",
+        "{SECTION_START}{} -->\n### ✅ {} passed on `{short}`\n\nIt failed on an earlier commit; the failures listed before are no longer current.\n{SECTION_END}",
         md(check).replace("--", "- -"),
-        md(check)
+        name(check)
     )
 }
 
@@ -220,7 +263,7 @@ pub fn compose(existing: Option<&str>, check: &str, new_section: String) -> Stri
 mod tests {
     use super::*;
 
-    fn row(tier: Tier, listed: bool) -> Row {
+    pub(super) fn row(tier: Tier, listed: bool) -> Row {
         Row {
             id: "services/pool/integration::TestPoolCheckoutUnderLoad".into(),
             name: "TestPoolCheckoutUnderLoad".into(),
@@ -276,19 +319,39 @@ mod tests {
 
     #[test]
     fn rerun_commands_per_runner() {
+        let cmd = |p: &str, n: &str| rerun_command(Some(p), n).unwrap_or_default();
         assert_eq!(
-            rerun_command(Some("example.com/acme/services/pool"), "TestX/case_1"),
-            "go test -run '^TestX$/^case_1$' -count=20 -race example.com/acme/services/pool"
+            cmd("example.com/acme/services/pool", "TestX/case_1.5"),
+            "go test -run '^TestX$/^case_1\\.5$' -count=20 -race 'example.com/acme/services/pool'"
         );
-        assert!(rerun_command(Some("tests/test_pool.py"), "test_checkout").contains("pytest"));
-        assert!(rerun_command(Some("src/pool.test.ts"), "checks out").contains("jest"));
+        assert!(cmd("tests/test_pool.py", "test_checkout").contains("pytest"));
         assert!(
-            rerun_command(Some("com.acme.pool.PoolTest"), "checkout")
-                .contains("-Dtest='PoolTest#checkout'")
+            cmd("src/pool.test.ts", "checks out (slow)").contains("-t '^checks out \\(slow\\)$'")
         );
+        assert!(cmd("com.acme.pool.PoolTest", "checkout").contains("'-Dtest=PoolTest#checkout'"));
+        assert!(cmd("pool", "tests::checkout").contains("cargo test 'tests::checkout' -- --exact"));
+    }
+
+    #[test]
+    fn hostile_names_from_logs_get_no_command_and_are_shown_as_data() {
+        for (pkg, name) in [
+            ("example.com/acme/inj", "TestInj/a';echo_pwned>canary;'"),
+            ("example.com/acme/inj", "TestSub$(echo${IFS}pwned>canary)"),
+            ("inj", "tests::a$(echo${IFS}pwned>canary)"),
+            ("src/a.test.js", "x`touch canary`"),
+            ("tests/test_a.py", "test_a;touch canary"),
+            ("x;touch canary", "TestOk"),
+        ] {
+            assert_eq!(rerun_command(Some(pkg), name), None, "{pkg} {name}");
+        }
+        let mut row = super::tests::row(Tier::Probation, false);
+        row.name = "TestInj/a';echo_pwned>canary;'".into();
+        row.id = format!("x::{}", row.name);
+        let text = section("ci", "abc", &[row], None);
+        assert!(text.contains("no command is offered"), "{text}");
         assert!(
-            rerun_command(Some("pool"), "tests::checkout")
-                .contains("cargo test tests::checkout -- --exact")
+            !text.contains("`x::TestInj"),
+            "the hostile id is not a code span: {text}"
         );
     }
 }

@@ -15,5 +15,6 @@ pub mod merge_group;
 pub mod reliability;
 pub mod render;
 pub mod rules;
+pub mod shell;
 pub mod tier;
 pub mod verdict;

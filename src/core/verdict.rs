@@ -67,6 +67,41 @@ pub fn applicable(waivers: &[Waiver], head_sha: &str) -> Applicable {
     }
 }
 
+/// Where an override posted at some time lands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OverrideTarget {
+    /// The head the commenter saw, still the head.
+    Head(String),
+    /// The head moved after the comment: overriding now would pass a commit nobody looked at.
+    Moved { seen: String, now: String },
+}
+
+/// Binds an override to the head SHA the PR had when the comment was posted: `heads` are the
+/// SHAs the PR had with when each was first seen, `live_head` the head now. Without a record
+/// from before the comment there is nothing to compare with, and the live head is used.
+pub fn override_target(
+    live_head: &str,
+    comment_ms: Option<i64>,
+    heads: &[(String, i64)],
+) -> OverrideTarget {
+    let Some(at) = comment_ms else {
+        return OverrideTarget::Head(live_head.to_string());
+    };
+    // A head first seen at the very moment of the comment counts as after it (conservative).
+    let seen = heads
+        .iter()
+        .filter(|(_, t)| *t < at)
+        .max_by_key(|(_, t)| *t)
+        .map(|(sha, _)| sha.as_str());
+    match seen {
+        Some(sha) if sha != live_head => OverrideTarget::Moved {
+            seen: sha.to_string(),
+            now: live_head.to_string(),
+        },
+        _ => OverrideTarget::Head(live_head.to_string()),
+    }
+}
+
 /// A maintainer's `/repro override` for one head SHA, or `/repro not-concurrency` for the PR.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Waiver {
@@ -213,6 +248,32 @@ mod tests {
                 .map(|e| e.by)
                 .as_deref(),
             Some("maint")
+        );
+    }
+
+    #[test]
+    fn an_override_is_bound_to_the_head_seen_when_it_was_posted() {
+        let heads = vec![("aaa".to_string(), 100), ("bbb".to_string(), 500)];
+        // Posted at 300, when the head was aaa; bbb was pushed at 500, before the job ran.
+        assert_eq!(
+            override_target("bbb", Some(300), &heads),
+            OverrideTarget::Moved {
+                seen: "aaa".into(),
+                now: "bbb".into()
+            }
+        );
+        assert_eq!(
+            override_target("bbb", Some(600), &heads),
+            OverrideTarget::Head("bbb".into())
+        );
+        // Nothing known from before the comment, or no time: the live head.
+        assert_eq!(
+            override_target("bbb", Some(50), &heads),
+            OverrideTarget::Head("bbb".into())
+        );
+        assert_eq!(
+            override_target("bbb", None, &[]),
+            OverrideTarget::Head("bbb".into())
         );
     }
 

@@ -57,6 +57,8 @@ struct PullJson {
     #[serde(default)]
     labels: Vec<LabelJson>,
     user: Option<UserJson>,
+    #[serde(default)]
+    updated_at: Option<String>,
 }
 
 impl From<PullJson> for PullRequest {
@@ -71,6 +73,11 @@ impl From<PullJson> for PullRequest {
             draft: p.draft,
             labels: p.labels.into_iter().map(|l| l.name).collect(),
             author: p.user.map(|u| u.login).unwrap_or_default(),
+            updated_at_ms: p
+                .updated_at
+                .as_deref()
+                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+                .map(|t| t.timestamp_millis()),
         }
     }
 }
@@ -138,6 +145,10 @@ struct CommentJson {
     #[serde(default)]
     body: Option<String>,
     user: Option<UserJson>,
+    #[serde(default)]
+    performed_via_github_app: Option<AppJson>,
+    #[serde(default)]
+    created_at: Option<String>,
 }
 
 impl From<CommentJson> for Comment {
@@ -154,6 +165,8 @@ impl From<CommentJson> for Comment {
             body: c.body.unwrap_or_default(),
             author,
             author_is_bot: bot,
+            via_app: c.performed_via_github_app.map(|a| a.id),
+            created_at: c.created_at,
         }
     }
 }
@@ -544,19 +557,24 @@ impl GitHub {
     }
 
     /// `GET /repos/{o}/{r}/actions/jobs/{id}/logs`: GitHub answers 302 to a pre-signed URL,
-    /// fetched without the token (it may be another host).
+    /// fetched without the token (it may be another host). The log is streamed to `sink` in
+    /// chunks, at most `cap` bytes; the answer says whether the log was longer.
     pub async fn job_log(
         &self,
         inst: i64,
         repo: &RepoName,
         job: u64,
-    ) -> Result<String, GitHubError> {
+        cap: usize,
+        sink: &tokio::sync::mpsc::Sender<bytes::Bytes>,
+    ) -> Result<Truncated, GitHubError> {
         let path = format!("/repos/{repo}/actions/jobs/{job}/logs");
         let resp = self
             .raw(As::Installation(inst), Method::GET, &path, None, true)
             .await?;
         if !resp.status.is_redirection() {
-            return Ok(String::from_utf8_lossy(&resp.body).into_owned());
+            let cut = resp.body.len() > cap;
+            let _ = sink.send(resp.body.slice(..resp.body.len().min(cap))).await;
+            return Ok(Truncated(cut));
         }
         let location = resp
             .headers
@@ -567,49 +585,9 @@ impl GitHub {
                 message: "302 without a Location".into(),
             })?
             .to_string();
-        let uri: http::Uri =
-            location
-                .parse()
-                .map_err(|e: http::uri::InvalidUri| GitHubError::Decode {
-                    path: path.clone(),
-                    message: e.to_string(),
-                })?;
-        let origin = format!(
-            "{}://{}",
-            uri.scheme_str().unwrap_or("https"),
-            uri.authority().map(|a| a.as_str()).unwrap_or("")
-        );
-        let plain = octocrab::Octocrab::builder()
-            .base_uri(origin.as_str())
-            .map_err(|e| GitHubError::Decode {
-                path: path.clone(),
-                message: e.to_string(),
-            })?
-            .add_retry_config(octocrab::service::middleware::retry::RetryConfig::None)
-            .build()
-            .map_err(|e| GitHubError::Auth(e.to_string()))?;
-        let r = super::transport::send_once(
-            &plain,
-            &Method::GET,
-            &location,
-            None,
-            None,
-            std::time::Duration::from_secs(60),
-        )
-        .await
-        .map_err(|message| GitHubError::Transport {
-            method: "GET".into(),
-            path: "job log download".into(),
-            message,
-        })?;
-        if !r.status.is_success() {
-            return Err(super::transport::error_for(
-                &Method::GET,
-                "job log download",
-                &r,
-            ));
-        }
-        Ok(String::from_utf8_lossy(&r.body).into_owned())
+        super::download::stream(&location, cap, std::time::Duration::from_secs(120), sink)
+            .await
+            .map(Truncated)
     }
 
     /// `GET /repos/{o}/{r}/issues/{n}/comments`, every page.
@@ -678,11 +656,13 @@ impl GitHub {
         marker: &str,
         body: &str,
     ) -> Result<u64, GitHubError> {
+        // Only this App's own comment counts: anyone can paste the marker into theirs.
+        let app = self.app_id();
         let existing = self
             .comments(inst, repo, number)
             .await?
             .into_iter()
-            .find(|c| c.body.contains(marker));
+            .find(|c| c.is_by_app(app) && c.body.contains(marker));
         match existing {
             Some(c) => {
                 if c.body != body {

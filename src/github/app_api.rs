@@ -50,11 +50,12 @@ pub async fn convert_manifest(api_url: &str, code: &str) -> Result<ConvertedApp,
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
         .collect();
-    let path = format!("/app-manifests/{code}/conversions");
+    // The code converts into the App's private key: it never appears in an error or a log.
+    let path = "/app-manifests/{code}/conversions".to_string();
     let resp = super::transport::send_once(
         &client,
         &Method::POST,
-        &format!("{api}{path}"),
+        &format!("{api}/app-manifests/{code}/conversions"),
         Some(&json!({})),
         None,
         std::time::Duration::from_secs(20),

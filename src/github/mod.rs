@@ -6,6 +6,7 @@
 mod api;
 pub mod app_api;
 mod auth;
+mod download;
 mod error;
 pub mod rate_gate;
 pub mod transport;

@@ -37,6 +37,8 @@ pub struct PullRequest {
     pub draft: bool,
     pub labels: Vec<String>,
     pub author: String,
+    /// GitHub's clock: the last change (a push updates it).
+    pub updated_at_ms: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,6 +92,17 @@ pub struct Comment {
     pub body: String,
     pub author: String,
     pub author_is_bot: bool,
+    /// The App that posted it (`performed_via_github_app`).
+    pub via_app: Option<u64>,
+    /// RFC 3339.
+    pub created_at: Option<String>,
+}
+
+impl Comment {
+    /// Posted by the App `app` (through its installation).
+    pub fn is_by_app(&self, app: u64) -> bool {
+        self.via_app == Some(app)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -184,3 +197,7 @@ pub enum FileRead {
         etag: Option<String>,
     },
 }
+
+/// Whether a download stopped at its size cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Truncated(pub bool);

@@ -3,7 +3,7 @@
 
 use crate::core::commands::{self, Command};
 use crate::core::config::RepoConfig;
-use crate::core::verdict::WaiverKind;
+use crate::core::verdict::{OverrideTarget, WaiverKind, override_target};
 use crate::github::types::RepoName;
 use crate::store::AuditRow;
 
@@ -97,12 +97,36 @@ pub async fn on_comment(
             }
             Command::Recheck => {}
             Command::Override { reason } => {
+                let heads = svc
+                    .store
+                    .heads(&repo.to_string(), number as i64)
+                    .await
+                    .map_err(store_err)?;
+                let posted = super::events::rfc3339_ms(ev.comment.created_at.as_deref());
+                let target = match override_target(&head_sha, posted, &heads) {
+                    OverrideTarget::Head(sha) => sha,
+                    OverrideTarget::Moved {
+                        seen,
+                        now: moved_to,
+                    } => {
+                        let why = commands::head_moved_reply(actor, &seen, &moved_to);
+                        svc.store
+                            .add_audit(&audit(cmd.name(), cmd.args(), false, why.clone()), now)
+                            .await
+                            .map_err(store_err)?;
+                        svc.github
+                            .create_comment(inst, repo, number, &why)
+                            .await
+                            .map_err(gh)?;
+                        continue;
+                    }
+                };
                 svc.store
                     .add_waiver(
                         &repo.to_string(),
                         number as i64,
                         WaiverKind::Override,
-                        Some(&head_sha),
+                        Some(&target),
                         actor,
                         reason,
                         now,

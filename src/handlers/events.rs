@@ -129,10 +129,25 @@ pub struct Changes {
 }
 
 #[derive(Debug, Deserialize)]
+pub struct Sha {
+    pub sha: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct PullRequestBody {
+    pub number: u64,
+    #[serde(default)]
+    pub head: Option<Sha>,
+    /// RFC 3339, GitHub's clock: a push updates it.
+    #[serde(default)]
+    pub updated_at: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
 pub struct PullRequestEvent {
     pub action: PullRequestAction,
     pub number: Option<u64>,
-    pub pull_request: Number,
+    pub pull_request: PullRequestBody,
     pub repository: Repository,
     pub installation: Option<Installation>,
     #[serde(default)]
@@ -230,6 +245,9 @@ pub struct CommentBody {
     pub id: u64,
     #[serde(default)]
     pub body: Option<String>,
+    /// RFC 3339.
+    #[serde(default)]
+    pub created_at: Option<String>,
     pub user: Login,
     #[serde(default)]
     pub performed_via_github_app: Option<App>,
@@ -248,6 +266,12 @@ pub struct IssueCommentEvent {
 pub struct InstallationEvent {
     pub action: Action,
     pub installation: Installation,
+}
+
+/// Unix ms of an RFC 3339 time.
+pub fn rfc3339_ms(t: Option<&str>) -> Option<i64> {
+    t.and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| t.timestamp_millis())
 }
 
 impl Repository {

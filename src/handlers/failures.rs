@@ -33,7 +33,8 @@ async fn reliability_comment(
         .await
         .map_err(gh)?
         .into_iter()
-        .find(|c| c.body.contains(MARKER)))
+        // Only the App's own comment: a person's comment quoting the marker is theirs.
+        .find(|c| c.is_by_app(svc.github.app_id()) && c.body.contains(MARKER)))
 }
 
 pub async fn on_failed_check(
@@ -105,19 +106,16 @@ pub async fn on_failed_check(
             },
         );
     }
+    let mut truncated = false;
     if let Some(job) = run.details_url.as_deref().and_then(actions_job_id) {
-        match svc.github.job_log(inst, repo, job).await {
-            Ok(log) => {
-                // Parsing a job log is CPU work: off the async threads.
-                all = tokio::task::spawn_blocking(move || {
-                    annotations::add_text(&mut all, &log);
-                    all
-                })
-                .await
-                .map_err(|e| JobError::Transient(anyhow::anyhow!("reading the job log: {e}")))?;
+        match read_job_log(svc, inst, repo, job, all).await? {
+            (c, Ok(cut)) => {
+                all = c;
+                truncated = cut;
             }
-            Err(e) => {
-                tracing::warn!(error = %e, job, "the job log could not be read; using output and annotations only")
+            (c, Err(e)) => {
+                all = c;
+                tracing::warn!(error = %e, job, "the job log could not be read; using output and annotations only");
             }
         }
     }
@@ -143,7 +141,10 @@ pub async fn on_failed_check(
         tracing::info!(check = %run.name, "failing tests are in tiers that get no comment");
         return Ok(());
     }
-    let section = comment::section(&run.name, &run.head_sha, &rows, file_error.as_deref());
+    let mut section = comment::section(&run.name, &run.head_sha, &rows, file_error.as_deref());
+    if truncated {
+        section = comment::with_truncation_note(section, LOG_CAP);
+    }
     for pr in prs {
         let existing = reliability_comment(svc, inst, repo, pr).await?;
         let body = comment::compose(
@@ -167,4 +168,54 @@ pub async fn on_failed_check(
         }
     }
     Ok(())
+}
+
+/// Most bytes of one job log read (a log is streamed through the parser; memory stays flat).
+pub const LOG_CAP: usize = 64 * 1024 * 1024;
+
+/// Streams a job log through the failing-test parser on a blocking thread; answers the
+/// collector with the log's tests added, and whether the log was cut at [`LOG_CAP`].
+async fn read_job_log(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    job: u64,
+    mut all: Collector,
+) -> Result<(Collector, Result<bool, crate::github::GitHubError>), JobError> {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(16);
+    let parser = tokio::task::spawn_blocking(move || {
+        let reader = std::io::BufReader::new(ChunkReader {
+            next: move || rx.blocking_recv(),
+            current: bytes::Bytes::new(),
+        });
+        annotations::add_log(&mut all, reader);
+        all
+    });
+    let downloaded = svc.github.job_log(inst, repo, job, LOG_CAP, &tx).await;
+    drop(tx);
+    let all = parser
+        .await
+        .map_err(|e| JobError::Transient(anyhow::anyhow!("reading the job log: {e}")))?;
+    Ok((all, downloaded.map(|t| t.0)))
+}
+
+/// `std::io::Read` over chunks handed over by the download.
+struct ChunkReader<F: FnMut() -> Option<bytes::Bytes>> {
+    next: F,
+    current: bytes::Bytes,
+}
+
+impl<F: FnMut() -> Option<bytes::Bytes>> std::io::Read for ChunkReader<F> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.current.is_empty() {
+            match (self.next)() {
+                Some(b) => self.current = b,
+                None => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.current.len());
+        buf[..n].copy_from_slice(&self.current[..n]);
+        self.current = self.current.slice(n..);
+        Ok(n)
+    }
 }

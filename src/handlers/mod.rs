@@ -109,6 +109,16 @@ impl Dispatcher {
                     }
                 }
                 let number = ev.number.unwrap_or(ev.pull_request.number);
+                // When the head this delivery announces was current (GitHub's clock, like the
+                // comments' times): an override is bound to the head its commenter saw.
+                if let Some(head) = &ev.pull_request.head {
+                    let seen = events::rfc3339_ms(ev.pull_request.updated_at.as_deref())
+                        .unwrap_or(d.received_at_ms);
+                    svc.store
+                        .record_head(&repo.to_string(), number as i64, &head.sha, seen)
+                        .await
+                        .map_err(context::store_err)?;
+                }
                 pull_request::evaluate(svc, inst, &repo, number).await
             }
             Event::CheckRun(ev) => {

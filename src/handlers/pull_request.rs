@@ -131,6 +131,15 @@ pub async fn evaluate(
         tracing::info!(pr = number, state = %gate.pr.state, "pull request not open; not evaluated");
         return Ok(());
     }
+    svc.store
+        .record_head(
+            &repo.to_string(),
+            number as i64,
+            &gate.pr.head_sha,
+            gate.pr.updated_at_ms.unwrap_or_else(|| svc.clock.now_ms()),
+        )
+        .await
+        .map_err(store_err)?;
     let decision = gate.decision();
     // The label is added when the code touches concurrency; it is never removed by the bot.
     if gate.classification.concurrency && !gate.labeled && gate.exemption.is_none() {

@@ -17,6 +17,8 @@ pub struct Delivery {
     pub id: String,
     pub event: String,
     pub action: Option<String>,
+    /// When it arrived (Unix ms).
+    pub received_at_ms: i64,
     pub payload: Vec<u8>,
 }
 

@@ -125,6 +125,7 @@ async fn load_work(store: &Store, job: &ClaimedJob) -> Result<Work, JobError> {
             id: id.clone(),
             event: job.event.clone(),
             action: job.action.clone(),
+            received_at_ms: job.created_at_ms,
             payload,
         }));
     }

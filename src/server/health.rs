@@ -32,12 +32,29 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     (StatusCode::OK, "ready").into_response()
 }
 
-/// Prometheus text. Job counts are read from the database at scrape time, so every replica
-/// reports the shared queue; they are written here rather than through the global recorder so
+/// How old the job counts of a scrape may be: a scrape is unauthenticated, so it must not cost
+/// a count over the jobs table each time.
+const COUNTS_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Job counts, read from the database at most every [`COUNTS_MAX_AGE`] (one reader at a time).
+async fn job_counts(state: &AppState) -> anyhow::Result<crate::store::JobCounts> {
+    let mut cached = state.job_counts.lock().await;
+    if let Some((at, c)) = *cached
+        && at.elapsed() < COUNTS_MAX_AGE
+    {
+        return Ok(c);
+    }
+    let c = state.store.job_counts().await?;
+    *cached = Some((std::time::Instant::now(), c));
+    Ok(c)
+}
+
+/// Prometheus text. Job counts come from the database (every replica reports the shared
+/// queue), cached briefly; they are written here rather than through the global recorder so
 /// that each service instance reports its own database.
 pub async fn metrics(State(state): State<AppState>) -> Response {
     let mut text = state.metrics.render();
-    match state.store.job_counts().await {
+    match job_counts(&state).await {
         Ok(c) => {
             text.push_str("# HELP repro_gate_jobs Jobs in the queue, by state\n# TYPE repro_gate_jobs gauge\n");
             for (name, n) in [

@@ -1,8 +1,11 @@
 //! The HTTP shell: routes, the verified-webhook extractor, health, metrics and the setup page.
 
+pub mod budget;
+mod env_file;
 mod error;
 mod health;
-mod setup;
+pub mod listen;
+pub mod setup;
 pub mod signature;
 mod webhook;
 
@@ -26,6 +29,11 @@ use crate::store::Store;
 
 pub use crate::core::delivery::MAX_WEBHOOK_BYTES;
 
+/// How long a request body may take to arrive.
+pub const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+/// How long any request may take in all.
+pub const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(90);
+
 /// What every request handler can reach.
 #[derive(Clone)]
 pub struct AppState {
@@ -37,6 +45,10 @@ pub struct AppState {
     pub webhook_secrets: Option<Arc<Vec<SecretString>>>,
     pub missing_credentials: Arc<Vec<&'static str>>,
     pub setup: Arc<SetupConfig>,
+    /// Memory for request bodies not yet authenticated.
+    pub bodies: Arc<budget::BodyBudget>,
+    /// The last job counts read for `/metrics`, and when.
+    pub job_counts: Arc<tokio::sync::Mutex<Option<(std::time::Instant, crate::store::JobCounts)>>>,
 }
 
 /// Builds the router.
@@ -52,12 +64,23 @@ pub fn router(state: AppState) -> Router {
         .route("/setup", get(setup::page))
         .route("/setup/callback", get(setup::callback))
         .layer(CatchPanicLayer::new())
+        // A body that trickles in is cut off; so is a request that takes too long in all.
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_READ_TIMEOUT))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            http::StatusCode::REQUEST_TIMEOUT,
+            REQUEST_TIMEOUT,
+        ))
         // Rejections (401, 503 in setup mode) are expected traffic, counted in metrics and
-        // logged by the handlers: tower-http's default ERROR line per 5xx would be noise.
+        // logged by the handlers: tower-http's default ERROR line per 5xx would be noise. The
+        // span names the path only: query strings carry codes and tokens.
         .layer(
-            TraceLayer::new_for_http().on_failure(
-                tower_http::trace::DefaultOnFailure::new().level(tracing::Level::DEBUG),
-            ),
+            TraceLayer::new_for_http()
+                .make_span_with(|req: &http::Request<axum::body::Body>| {
+                    tracing::debug_span!("request", method = %req.method(), path = %req.uri().path())
+                })
+                .on_failure(
+                    tower_http::trace::DefaultOnFailure::new().level(tracing::Level::DEBUG),
+                ),
         )
         .layer(SetSensitiveRequestHeadersLayer::new([
             http::header::AUTHORIZATION,

@@ -2,37 +2,77 @@
 //! (for a user or an organisation, on github.com or the GitHub Enterprise host of
 //! `GITHUB_API_URL`); `GET /setup/callback` exchanges the code for the App's id, key and
 //! webhook secret and writes them to `.env` (mode 0600, never logged).
+//!
+//! Setup completes once: after credentials are written (or when they are configured), both
+//! routes answer 410 until an operator removes them. The `state` of a flow is bound to the
+//! browser that started it (an HttpOnly cookie) and expires after an hour. When the service can
+//! be reached beyond this machine (a non-loopback listen address or `REPRO_GATE_PUBLIC_URL`),
+//! `/setup` also needs the one-time token printed in the start-up log, so the first stranger to
+//! find the page cannot register their own App in the operator's place.
 
-use std::collections::HashSet;
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use axum::extract::{Query, State};
 use axum::response::{Html, IntoResponse, Response};
-use http::{HeaderMap, StatusCode};
+use http::{HeaderMap, HeaderValue, StatusCode};
+use secrecy::{ExposeSecret as _, SecretString};
 use serde::Deserialize;
 use serde_json::json;
 
 use super::AppState;
+use super::env_file;
+
+/// How long a started flow may take.
+const STATE_TTL: Duration = Duration::from_secs(3600);
+/// Most flows kept open at once.
+const MAX_STATES: usize = 200;
+const COOKIE: &str = "repro_gate_setup";
 
 /// What the setup flow needs.
 #[derive(Debug)]
 pub struct SetupConfig {
     pub api_url: String,
     pub env_file: PathBuf,
-    /// `state` values handed out, checked on the callback (at most a few hundred kept).
-    pub states: Mutex<HashSet<String>>,
+    /// Where GitHub reaches this service (`REPRO_GATE_PUBLIC_URL`); else the request's host.
+    pub public_url: Option<String>,
+    /// Required as `?token=` by `/setup` when set.
+    pub token: Option<SecretString>,
+    /// `state` → (the browser's cookie value, when it stops being valid).
+    states: Mutex<HashMap<String, (String, Instant)>>,
+    /// A callback is converting a code now (one at a time).
+    converting: AtomicBool,
+    /// Credentials were written by this process.
+    done: AtomicBool,
 }
 
 impl SetupConfig {
-    pub fn new(api_url: String, env_file: PathBuf) -> Self {
+    pub fn new(
+        api_url: String,
+        env_file: PathBuf,
+        public_url: Option<String>,
+        token: Option<SecretString>,
+    ) -> Self {
         SetupConfig {
             api_url,
             env_file,
-            states: Mutex::new(HashSet::new()),
+            public_url: public_url.map(|u| u.trim_end_matches('/').to_string()),
+            token,
+            states: Mutex::new(HashMap::new()),
+            converting: AtomicBool::new(false),
+            done: AtomicBool::new(false),
         }
     }
+}
+
+/// A random token of `n` hex digits.
+pub fn random_token(n: usize) -> String {
+    (0..n)
+        .map(|_| format!("{:x}", rand::random::<u8>() % 16))
+        .collect()
 }
 
 /// The App manifest (the same as `deploy/app-manifest.json`, with this host's URLs).
@@ -45,9 +85,9 @@ pub fn manifest(base_url: &str) -> serde_json::Value {
         "public": false,
         "default_permissions": {
             "checks": "write", "pull_requests": "write", "issues": "write",
-            "contents": "read", "metadata": "read", "actions": "read", "members": "read"
+            "contents": "write", "metadata": "read", "actions": "write", "members": "read"
         },
-        "default_events": ["pull_request", "check_run", "check_suite", "issue_comment", "merge_group"]
+        "default_events": ["pull_request", "check_run", "check_suite", "issue_comment", "merge_group", "workflow_run"]
     })
 }
 
@@ -61,56 +101,126 @@ pub fn web_url(api_url: &str) -> String {
     api.strip_suffix("/api/v3").unwrap_or(api).to_string()
 }
 
-fn base_url(headers: &HeaderMap) -> String {
+/// The URL GitHub should use: `REPRO_GATE_PUBLIC_URL`, else the request's host when it is a
+/// plain host name or address (a hostile `Host` header never reaches the page).
+fn base_url(config: &SetupConfig, headers: &HeaderMap) -> String {
+    if let Some(u) = &config.public_url {
+        return u.clone();
+    }
     let host = headers
         .get(http::header::HOST)
         .and_then(|v| v.to_str().ok())
+        .filter(|h| plain_host(h))
         .unwrap_or("localhost");
-    let proto = headers
+    let proto = match headers
         .get("x-forwarded-proto")
         .and_then(|v| v.to_str().ok())
-        .unwrap_or("http");
+    {
+        Some("https") => "https",
+        _ => "http",
+    };
     format!("{proto}://{host}")
 }
 
-fn escape(s: &str) -> String {
+fn plain_host(h: &str) -> bool {
+    !h.is_empty()
+        && h.len() <= 255
+        && h.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
+}
+
+/// True when GitHub cannot reach `url` (a loopback address or `localhost`).
+pub fn is_loopback_url(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split(['/', '?']).next().unwrap_or("");
+    let host = host
+        .strip_prefix('[')
+        .and_then(|h| h.split_once(']').map(|(h, _)| h))
+        .unwrap_or_else(|| host.rsplit_once(':').map_or(host, |(h, _)| h));
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback() || ip.is_unspecified())
+}
+
+pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }
+
+fn page_of(status: StatusCode, msg: &str) -> Response {
+    (
+        status,
+        Html(format!(
+            "<!doctype html><html><body><h1>repro-gate setup</h1><p>{}</p></body></html>",
+            escape(msg)
+        )),
+    )
+        .into_response()
+}
+
+/// Setup is over: configured in this process, completed by it, or credentials on disk.
+async fn completed(state: &AppState) -> bool {
+    if state.webhook_secrets.is_some() || state.setup.done.load(Ordering::SeqCst) {
+        return true;
+    }
+    let path = state.setup.env_file.clone();
+    tokio::task::spawn_blocking(move || env_file::has_credentials(&path))
+        .await
+        .unwrap_or(true)
+}
+
+const CLOSED: &str = "Setup has completed: the GitHub App's credentials are configured. To register another App, remove GITHUB_APP_ID, the key and the webhook secret from the environment and .env, and restart.";
 
 #[derive(Deserialize)]
 pub struct SetupQuery {
     org: Option<String>,
+    token: Option<String>,
 }
 
 pub async fn page(
     State(state): State<AppState>,
     headers: HeaderMap,
     Query(q): Query<SetupQuery>,
-) -> Html<String> {
-    if state.webhook_secrets.is_some() {
-        return Html("<!doctype html><html><body><h1>repro-gate</h1><p><strong>The GitHub App is configured.</strong> Nothing to do here.</p></body></html>".into());
+) -> Response {
+    if completed(&state).await {
+        return page_of(StatusCode::GONE, CLOSED);
     }
-    let base = base_url(&headers);
-    let web = web_url(&state.setup.api_url);
-    let token: String = (0..24)
-        .map(|_| format!("{:x}", rand::random::<u8>() % 16))
-        .collect();
-    {
-        let mut states = state.setup.states.lock().unwrap_or_else(|e| e.into_inner());
-        if states.len() > 500 {
-            states.clear();
+    let setup = &state.setup;
+    if let Some(expected) = &setup.token {
+        let given = q.token.as_deref().unwrap_or("");
+        if !constant_eq(given.as_bytes(), expected.expose_secret().as_bytes()) {
+            return page_of(
+                StatusCode::FORBIDDEN,
+                "This service can be reached beyond this machine, so setup needs the one-time token printed in its start-up log: open the /setup?token=… link from that line.",
+            );
         }
-        states.insert(token.clone());
     }
-    let org = q
-        .org
-        .filter(|o| !o.is_empty() && o.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    let base = base_url(setup, &headers);
+    let web = web_url(&setup.api_url);
+    let flow = random_token(32);
+    let browser = random_token(32);
+    {
+        let mut states = setup.states.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        states.retain(|_, (_, until)| *until > now);
+        if states.len() >= MAX_STATES {
+            return page_of(
+                StatusCode::TOO_MANY_REQUESTS,
+                "Too many setup flows are open; try again in a while.",
+            );
+        }
+        states.insert(flow.clone(), (browser.clone(), now + STATE_TTL));
+    }
+    let org = q.org.filter(|o| {
+        !o.is_empty() && o.len() <= 39 && o.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+    });
     let action = match &org {
-        Some(o) => format!("{web}/organizations/{o}/settings/apps/new?state={token}"),
-        None => format!("{web}/settings/apps/new?state={token}"),
+        Some(o) => format!("{web}/organizations/{o}/settings/apps/new?state={flow}"),
+        None => format!("{web}/settings/apps/new?state={flow}"),
     };
     let who = org
         .as_deref()
@@ -119,40 +229,96 @@ pub async fn page(
     let missing: String = state
         .missing_credentials
         .iter()
-        .map(|m| format!("<li><code>{m}</code></li>"))
+        .map(|m| format!("<li><code>{}</code></li>", escape(m)))
         .collect();
-    Html(format!(
+    let warning = if is_loopback_url(&base) {
+        format!(
+            "<p><strong>Warning:</strong> the webhook URL offered is <code>{}</code>, a loopback address GitHub cannot reach. Set <code>REPRO_GATE_PUBLIC_URL</code> to the address GitHub reaches this service at (a proxy or a tunnel), or change the webhook URL in the App's settings after registering.</p>",
+            escape(&base)
+        )
+    } else {
+        String::new()
+    };
+    let token_field = q
+        .token
+        .as_deref()
+        .filter(|_| setup.token.is_some())
+        .map(|t| {
+            format!(
+                "<input type=\"hidden\" name=\"token\" value=\"{}\">",
+                escape(t)
+            )
+        })
+        .unwrap_or_default();
+    let body = format!(
         r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>repro-gate setup</title></head>
 <body>
 <h1>repro-gate setup</h1>
 <p><strong>repro-gate is in setup mode.</strong> Webhooks answer 503 until these are set:</p>
 <ul>{missing}</ul>
+{warning}
 <h2>Register the GitHub App</h2>
 <form action="{action}" method="post">
   <input type="hidden" name="manifest" value="{manifest}">
   <button type="submit">Register repro-gate on {who}</button>
 </form>
 <form action="/setup" method="get">
+  {token_field}
   <label>Or on an organisation: <input name="org" placeholder="my-org"></label>
   <button type="submit">Use this organisation</button>
 </form>
-<p>GitHub sends you back to <code>{base}/setup/callback</code>; the App's id, private key and
-webhook secret are written to <code>{env}</code> (mode 0600). Restart <code>repro-gate serve</code>
-afterwards and install the App on your repositories.</p>
+<p>GitHub sends this browser back to <code>{base_html}/setup/callback</code> within the hour; the
+App's id, private key and webhook secret are written to <code>{env}</code> (mode 0600). Restart
+<code>repro-gate serve</code> afterwards and install the App on your repositories. Setup completes
+once: afterwards this page is closed.</p>
 <h2>Or by hand</h2>
 <ol>
-<li>Register a GitHub App with the webhook URL <code>{base}/api/github/webhooks</code> and a secret;
-permissions Checks write, Pull requests write, Issues write, Contents read, Metadata read, Actions
-read, Members read; events Pull request, Check run, Check suite, Issue comment, Merge group.</li>
+<li>Register a GitHub App with the webhook URL <code>{base_html}/api/github/webhooks</code> and a
+secret; permissions Checks write, Pull requests write, Issues write, Contents write, Metadata read,
+Actions write, Members read; events Pull request, Check run, Check suite, Issue comment, Merge
+group, Workflow run.</li>
 <li>Set <code>GITHUB_APP_ID</code>, <code>GITHUB_APP_PRIVATE_KEY_PATH</code> (or
 <code>GITHUB_APP_PRIVATE_KEY</code>) and <code>GITHUB_WEBHOOK_SECRET</code>, then restart.</li>
 </ol>
 </body></html>
 "#,
+        action = escape(&action),
         manifest = escape(&manifest(&base).to_string()),
-        env = escape(&state.setup.env_file.display().to_string()),
-    ))
+        base_html = escape(&base),
+        env = escape(&setup.env_file.display().to_string()),
+    );
+    let mut resp = Html(body).into_response();
+    let cookie = format!(
+        "{COOKIE}={browser}; Path=/setup; HttpOnly; SameSite=Lax; Max-Age={}",
+        STATE_TTL.as_secs()
+    );
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        resp.headers_mut().insert(http::header::SET_COOKIE, v);
+    }
+    resp.headers_mut().insert(
+        http::header::CACHE_CONTROL,
+        HeaderValue::from_static("no-store"),
+    );
+    resp
+}
+
+fn cookie_of(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|kv| {
+            let (k, v) = kv.trim().split_once('=')?;
+            (k == COOKIE).then(|| v.to_string())
+        })
+}
+
+/// Compares without an early exit on the first difference.
+fn constant_eq(a: &[u8], b: &[u8]) -> bool {
+    use subtle::ConstantTimeEq as _;
+    a.ct_eq(b).into()
 }
 
 #[derive(Deserialize)]
@@ -161,46 +327,66 @@ pub struct CallbackQuery {
     state: Option<String>,
 }
 
-pub async fn callback(State(state): State<AppState>, Query(q): Query<CallbackQuery>) -> Response {
-    let fail = |status: StatusCode, msg: &str| {
-        (
-            status,
-            Html(format!(
-                "<!doctype html><html><body><h1>repro-gate setup</h1><p>{}</p></body></html>",
-                escape(msg)
-            )),
-        )
-            .into_response()
-    };
-    if state.webhook_secrets.is_some() {
-        return fail(
-            StatusCode::CONFLICT,
-            "The App is already configured; the setup callback is closed.",
-        );
+pub async fn callback(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(q): Query<CallbackQuery>,
+) -> Response {
+    if completed(&state).await {
+        return page_of(StatusCode::GONE, CLOSED);
     }
-    let (Some(code), Some(token)) = (q.code, q.state) else {
-        return fail(
+    let setup = &state.setup;
+    let (Some(code), Some(flow)) = (q.code, q.state) else {
+        return page_of(
             StatusCode::BAD_REQUEST,
             "The callback needs the `code` and `state` GitHub sends.",
         );
     };
-    let known = state
-        .setup
-        .states
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&token);
+    let browser = cookie_of(&headers);
+    let known = {
+        let mut states = setup.states.lock().unwrap_or_else(|e| e.into_inner());
+        match states.get(&flow) {
+            Some((expected, until))
+                if *until > Instant::now()
+                    && browser
+                        .as_deref()
+                        .is_some_and(|b| constant_eq(b.as_bytes(), expected.as_bytes())) =>
+            {
+                states.remove(&flow);
+                true
+            }
+            _ => false,
+        }
+    };
     if !known {
-        return fail(
+        return page_of(
             StatusCode::BAD_REQUEST,
-            "Unknown `state`: start again from /setup.",
+            "This setup flow is unknown, expired, or was started in another browser: start again from /setup in this browser.",
         );
     }
-    let app = match crate::github::app_api::convert_manifest(&state.setup.api_url, &code).await {
+    if setup
+        .converting
+        .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
+        .is_err()
+    {
+        return page_of(
+            StatusCode::CONFLICT,
+            "Another setup callback is being handled; reload this page in a moment.",
+        );
+    }
+    let answer = convert_and_write(&state, &code).await;
+    setup.converting.store(false, Ordering::SeqCst);
+    answer
+}
+
+async fn convert_and_write(state: &AppState, code: &str) -> Response {
+    let setup = &state.setup;
+    let app = match crate::github::app_api::convert_manifest(&setup.api_url, code).await {
         Ok(a) => a,
         Err(e) => {
+            // The code is a credential (it converts into the App's key): never logged.
             tracing::warn!(error = %e, "manifest conversion failed");
-            return fail(
+            return page_of(
                 StatusCode::BAD_GATEWAY,
                 &format!("GitHub did not convert the registration: {e}"),
             );
@@ -216,14 +402,20 @@ pub async fn callback(State(state): State<AppState>, Query(q): Query<CallbackQue
     if let Some(s) = &app.webhook_secret {
         values.push(("GITHUB_WEBHOOK_SECRET", s.clone()));
     }
-    if let Err(e) = write_env(&state.setup.env_file, &values) {
-        tracing::error!(error = %e, path = %state.setup.env_file.display(), "writing the App's credentials failed");
-        return fail(
+    let path = setup.env_file.clone();
+    let written = tokio::task::spawn_blocking(move || env_file::write(&path, &values))
+        .await
+        .map_err(|e| std::io::Error::other(e.to_string()))
+        .and_then(|r| r);
+    if let Err(e) = written {
+        tracing::error!(error = %e, path = %setup.env_file.display(), "writing the App's credentials failed");
+        return page_of(
             StatusCode::INTERNAL_SERVER_ERROR,
-            &format!("Could not write {}: {e}", state.setup.env_file.display()),
+            &format!("Could not write {}: {e}", setup.env_file.display()),
         );
     }
-    tracing::info!(app_id = app.id, slug = app.slug.as_deref().unwrap_or(""), path = %state.setup.env_file.display(), "GitHub App registered; credentials written");
+    setup.done.store(true, Ordering::SeqCst);
+    tracing::info!(app_id = app.id, slug = app.slug.as_deref().unwrap_or(""), path = %setup.env_file.display(), "GitHub App registered; credentials written; setup is now closed");
     let install = app
         .html_url
         .as_deref()
@@ -234,42 +426,10 @@ pub async fn callback(State(state): State<AppState>, Query(q): Query<CallbackQue
          <ol><li>Restart <code>repro-gate serve</code> so it reads them.</li><li>Install the App on your repositories: <a href=\"{i}\">{i}</a></li>\
          <li>Make <code>repro-gate</code> a required check in branch protection or a ruleset.</li></ol></body></html>",
         app.id,
-        escape(&state.setup.env_file.display().to_string()),
+        escape(&setup.env_file.display().to_string()),
         i = escape(&install),
     ))
     .into_response()
-}
-
-/// Replaces or appends `KEY=value` lines, writing the file with mode 0600 (a temp file renamed
-/// into place, so a crash never leaves half a key).
-pub fn write_env(path: &Path, values: &[(&str, String)]) -> std::io::Result<()> {
-    let existing = std::fs::read_to_string(path).unwrap_or_default();
-    let mut lines: Vec<String> = existing
-        .lines()
-        .filter(|l| {
-            !values
-                .iter()
-                .any(|(k, _)| l.trim_start().starts_with(&format!("{k}=")))
-        })
-        .map(str::to_string)
-        .collect();
-    for (k, v) in values {
-        lines.push(format!("{k}={v}"));
-    }
-    let tmp = path.with_extension("tmp");
-    {
-        let mut opts = std::fs::OpenOptions::new();
-        opts.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt as _;
-            opts.mode(0o600);
-        }
-        let mut f = opts.open(&tmp)?;
-        f.write_all((lines.join("\n") + "\n").as_bytes())?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)
 }
 
 #[cfg(test)]
@@ -293,5 +453,47 @@ mod tests {
         let m = manifest("https://x");
         assert_eq!(m["default_permissions"], file["default_permissions"]);
         assert_eq!(m["default_events"], file["default_events"]);
+    }
+
+    #[test]
+    fn loopback_urls_are_recognised() {
+        for u in [
+            "http://127.0.0.1:3000",
+            "http://localhost",
+            "http://[::1]:80/x",
+            "http://0.0.0.0:3000",
+        ] {
+            assert!(is_loopback_url(u), "{u}");
+        }
+        for u in [
+            "https://gate.acme.io",
+            "http://10.0.0.5:3000",
+            "https://abc.ngrok.app",
+        ] {
+            assert!(!is_loopback_url(u), "{u}");
+        }
+    }
+
+    #[test]
+    fn a_hostile_host_header_never_becomes_the_base_url() {
+        let config = SetupConfig::new("https://api.github.com".into(), ".env".into(), None, None);
+        let mut h = HeaderMap::new();
+        h.insert(
+            http::header::HOST,
+            HeaderValue::from_static("evil.example\"><script>x</script>"),
+        );
+        assert_eq!(base_url(&config, &h), "http://localhost");
+        h.insert(
+            http::header::HOST,
+            HeaderValue::from_static("gate.acme.io:8443"),
+        );
+        assert_eq!(base_url(&config, &h), "http://gate.acme.io:8443");
+        let public = SetupConfig::new(
+            "https://api.github.com".into(),
+            ".env".into(),
+            Some("https://gate.acme.io/".into()),
+            None,
+        );
+        assert_eq!(base_url(&public, &h), "https://gate.acme.io");
     }
 }

@@ -33,6 +33,37 @@ impl FromRequest<AppState> for VerifiedDelivery {
         };
         let headers = req.headers().clone();
         let event = header(&headers, "x-github-event");
+        let announced = headers
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<usize>().ok());
+        // Without a signature nothing can be authenticated, and a body over the limit is never
+        // stored: both are refused before the body is kept. The body is drained (read and
+        // dropped, bounded) so the client can read the answer.
+        let Some(sig) = header(&headers, "x-hub-signature-256") else {
+            count(event_label(event.as_deref()), "unauthorized");
+            drain(req, DRAIN_LIMIT).await;
+            return Err(ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "missing X-Hub-Signature-256 header",
+            ));
+        };
+        if announced.is_some_and(|n| n > super::MAX_WEBHOOK_BYTES) {
+            count(event_label(event.as_deref()), "too_large");
+            drain(req, DRAIN_LIMIT).await;
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("payload larger than {} bytes", super::MAX_WEBHOOK_BYTES),
+            ));
+        }
+        // The body is read before its signature can be checked: its memory is budgeted.
+        let Some(_room) = state.bodies.reserve(announced, super::MAX_WEBHOOK_BYTES) else {
+            count(event_label(event.as_deref()), "busy");
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "too many large deliveries are being read; try again",
+            ));
+        };
         let body = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 count(event_label(event.as_deref()), "too_large");
@@ -48,13 +79,6 @@ impl FromRequest<AppState> for VerifiedDelivery {
                 )
             }
         })?;
-        let Some(sig) = header(&headers, "x-hub-signature-256") else {
-            count(event_label(event.as_deref()), "unauthorized");
-            return Err(ApiError::new(
-                StatusCode::UNAUTHORIZED,
-                "missing X-Hub-Signature-256 header",
-            ));
-        };
         if !signature::verify(&secrets, &sig, &body) {
             count(event_label(event.as_deref()), "unauthorized");
             return Err(ApiError::new(
@@ -76,11 +100,46 @@ impl FromRequest<AppState> for VerifiedDelivery {
                 "missing X-GitHub-Delivery header",
             ));
         };
+        // GitHub's ids are GUIDs (36 characters); anything long or odd is not one.
+        if delivery_id.len() > 128
+            || !delivery_id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.:/".contains(c))
+        {
+            count(event_label(Some(&event)), "bad_request");
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "X-GitHub-Delivery is not a delivery id (at most 128 letters, digits, - _ . : /)",
+            ));
+        }
+        if event.len() > 64 {
+            count("-", "bad_request");
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "X-GitHub-Event is not an event name",
+            ));
+        }
         Ok(VerifiedDelivery {
             event,
             delivery_id,
             body,
         })
+    }
+}
+
+/// Most bytes read and dropped from a refused request, so its client sees the answer.
+const DRAIN_LIMIT: usize = 32 * 1024 * 1024;
+
+/// Reads and drops up to `limit` bytes of a body (memory stays one frame).
+async fn drain(req: Request, limit: usize) {
+    use http_body_util::BodyExt as _;
+    let mut body = req.into_body();
+    let mut seen = 0usize;
+    while seen < limit {
+        match body.frame().await {
+            Some(Ok(f)) => seen += f.data_ref().map_or(0, |d| d.len()),
+            _ => break,
+        }
     }
 }
 

@@ -79,7 +79,7 @@ pub(super) async fn claim_job(
         WHERE job_keys.lease_until_ms < $4 OR job_keys.job_id = EXCLUDED.job_id";
     const TAKE_JOB: &str = "UPDATE jobs SET state = 'running', lease_owner = $1, lease_until_ms = $3, \
             replica = $5, attempts = attempts + 1, updated_at_ms = $2 WHERE id = $4 \
-        RETURNING id, kind, args, delivery_id, event, action, serial_key, attempts";
+        RETURNING id, kind, args, delivery_id, event, action, serial_key, attempts, created_at_ms";
 
     let mut tx = pool.begin().await?;
     let candidates: Vec<(i64, String)> = sqlx::query_as(CANDIDATES)

@@ -114,3 +114,30 @@ impl Store {
         Ok(())
     }
 }
+
+impl Store {
+    /// Records that a PR had `head_sha` at `seen_ms` (the earliest time is kept).
+    pub async fn record_head(
+        &self,
+        repo: &str,
+        pr: i64,
+        head_sha: &str,
+        seen_ms: i64,
+    ) -> anyhow::Result<()> {
+        const SQL: &str = "INSERT INTO pr_heads (repository, pr, head_sha, seen_ms) VALUES ($1, $2, $3, $4) \
+            ON CONFLICT (repository, pr, head_sha) DO UPDATE SET seen_ms = EXCLUDED.seen_ms \
+            WHERE pr_heads.seen_ms > EXCLUDED.seen_ms";
+        on_pool!(self, pool => sqlx::query(SQL).bind(repo).bind(pr).bind(head_sha).bind(seen_ms).execute(pool).await.map(|_| ())?);
+        Ok(())
+    }
+
+    /// The head SHAs a PR had, with when each was first seen.
+    pub async fn heads(&self, repo: &str, pr: i64) -> anyhow::Result<Vec<(String, i64)>> {
+        const SQL: &str = "SELECT head_sha, seen_ms FROM pr_heads WHERE repository = $1 AND pr = $2 ORDER BY seen_ms";
+        let rows = on_pool!(self, pool => {
+            let rows = sqlx::query(SQL).bind(repo).bind(pr).fetch_all(pool).await?;
+            rows.iter().map(|r| Ok((r.try_get("head_sha")?, r.try_get("seen_ms")?))).collect::<Result<Vec<_>, sqlx::Error>>()?
+        });
+        Ok(rows)
+    }
+}

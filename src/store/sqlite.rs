@@ -63,7 +63,7 @@ pub(super) async fn claim_job(
                 SELECT 1 FROM jobs r WHERE r.serial_key = j.serial_key AND r.id <> j.id \
                   AND r.state = 'running' AND r.lease_until_ms >= ?2) \
             ORDER BY j.run_at_ms, j.id LIMIT 1) \
-        RETURNING id, kind, args, delivery_id, event, action, serial_key, attempts";
+        RETURNING id, kind, args, delivery_id, event, action, serial_key, attempts, created_at_ms";
     let row = sqlx::query(SQL)
         .bind(owner)
         .bind(now_ms)

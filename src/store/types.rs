@@ -54,6 +54,8 @@ pub struct ClaimedJob {
     pub serial_key: String,
     /// Attempts so far, this one included.
     pub attempts: i32,
+    /// When the job was enqueued (a webhook job: when its delivery arrived).
+    pub created_at_ms: i64,
     pub lease_owner: String,
 }
 
@@ -149,6 +151,7 @@ impl ClaimedJob {
             action: row.try_get("action")?,
             serial_key: row.try_get("serial_key")?,
             attempts: row.try_get("attempts")?,
+            created_at_ms: row.try_get("created_at_ms")?,
             lease_owner: owner.to_owned(),
         })
     }

@@ -302,3 +302,53 @@ async fn the_audit_command_prints_json_lines() {
     assert_eq!(lines[0]["accepted"], true);
     assert_eq!(lines[1]["accepted"], false);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_override_never_lands_on_a_head_pushed_after_the_comment() {
+    let (_db, fake, mut app) = setup().await;
+    // Maya comments while the head is sha-1 ...
+    let posted = chrono::Utc::now().to_rfc3339();
+    // ... and before her comment is handled, someone pushes sha-2.
+    fake.set_pr(REPO, 1, |p| p.head_sha = "sha-2".into());
+    deliver_done(
+        &mut app,
+        "pull_request",
+        "push-after",
+        &pr_event(
+            "synchronize",
+            1,
+            json!({"pull_request": {"number": 1, "head": {"sha": "sha-2"}}}),
+        ),
+    )
+    .await;
+    let body = json!({
+        "action": "created",
+        "issue": {"number": 1, "pull_request": {"url": "x"}},
+        "comment": {"id": 777, "body": "/repro override looked at it", "created_at": posted,
+                    "user": {"login": "maya", "type": "User"}},
+        "repository": {"full_name": REPO},
+        "installation": {"id": 7}
+    })
+    .to_string();
+    deliver_done(&mut app, "issue_comment", "late-override", &body).await;
+    assert_eq!(
+        conclusion(&fake, "sha-2"),
+        "failure",
+        "sha-2 was not overridden"
+    );
+    let replies = fake.comments_on(REPO, 1);
+    let reply = replies.last().unwrap()["body"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(reply.contains("moved from `sha-1` to `sha-2`"), "{reply}");
+    assert!(!fake.with(|w| w.reactions.iter().any(|(id, _)| *id == 777)));
+    let audit = app
+        .app
+        .store
+        .audit(Some(REPO), Some(1), None)
+        .await
+        .unwrap();
+    assert!(!audit.last().unwrap().accepted);
+    app.stop().await;
+}

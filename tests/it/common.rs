@@ -178,16 +178,18 @@ impl Spawn {
 
     pub async fn start(self) -> TestApp {
         init_logs();
+        // Subscribed before start: jobs released at start-up may finish at once.
+        let (sender, events) = broadcast::channel(4096);
         let app = app::start(
             self.settings,
             Deps {
                 clock: self.clock,
                 handler: self.handler,
+                events: Some(sender),
             },
         )
         .await
         .expect("service starts");
-        let events = app.subscribe();
         TestApp {
             base: format!("http://{}", app.addr),
             app,
@@ -239,6 +241,22 @@ impl TestApp {
         let text = resp.text().await.expect("body read");
         let json = serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text));
         Answer { status, json }
+    }
+
+    /// A GET with request headers; answers the status, the response headers and the body.
+    pub async fn get_with(
+        &self,
+        path: &str,
+        headers: &[(&str, &str)],
+    ) -> (u16, reqwest::header::HeaderMap, String) {
+        let mut req = self.http.get(format!("{}{path}", self.base));
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let resp = req.send().await.expect("request sent");
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        (status, headers, resp.text().await.expect("body read"))
     }
 
     pub async fn get(&self, path: &str) -> (u16, String) {

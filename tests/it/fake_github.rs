@@ -716,7 +716,7 @@ async fn handle_request(s: FakeState, req: Request) -> Response {
                 (Method::POST, ["issues", n, "comments"]) => {
                     let n: u64 = n.parse().unwrap_or(0);
                     w.next_id += 1;
-                    let c = json!({"id": w.next_id, "body": body["body"], "user": {"login": "repro-gate[bot]", "type": "Bot"}});
+                    let c = json!({"id": w.next_id, "body": body["body"], "user": {"login": "repro-gate[bot]", "type": "Bot"}, "performed_via_github_app": {"id": APP_ID}, "created_at": chrono::Utc::now().to_rfc3339()});
                     w.comments.push((repo.clone(), n, c.clone()));
                     answer(201, c)
                 }

@@ -256,14 +256,42 @@ async fn check_runs_are_one_per_sha_and_carry_actions() {
     assert!(runs[0]["output"]["summary"].as_str().unwrap().len() <= 65_535);
 }
 
+/// Reads a job log through the streaming download: (text, cut at the cap).
+async fn read_log(gh: &GitHub, job: u64, cap: usize) -> (String, bool) {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<axum::body::Bytes>(4);
+    let collect = tokio::spawn(async move {
+        let mut all = Vec::new();
+        while let Some(b) = rx.recv().await {
+            all.extend_from_slice(&b);
+        }
+        all
+    });
+    let cut = gh.job_log(7, &repo(), job, cap, &tx).await.unwrap();
+    drop(tx);
+    let bytes = collect.await.unwrap();
+    (String::from_utf8_lossy(&bytes).into_owned(), cut.0)
+}
+
+#[tokio::test]
+async fn a_huge_job_log_is_read_up_to_the_cap_only() {
+    let fake = FakeGitHub::start().await;
+    fake.add_repo("acme/pool");
+    let line = "--- PASS: TestSomething (0.00s)\n";
+    fake.with(|w| w.job_logs.insert(56, line.repeat(200_000)));
+    let (gh, _) = client(&fake, false);
+    let (text, cut) = read_log(&gh, 56, 1 << 20).await;
+    assert!(cut, "the log was longer than the cap");
+    assert_eq!(text.len(), 1 << 20);
+}
+
 #[tokio::test]
 async fn job_logs_follow_the_redirect_without_the_token() {
     let fake = FakeGitHub::start().await;
     fake.add_repo("acme/pool");
     fake.with(|w| w.job_logs.insert(55, "--- FAIL: TestX (0.00s)\n".into()));
     let (gh, _) = client(&fake, false);
-    let log = gh.job_log(7, &repo(), 55).await.unwrap();
-    assert!(log.contains("TestX"));
+    let log = read_log(&gh, 55, 1 << 20).await;
+    assert!(log.0.contains("TestX") && !log.1, "{log:?}");
     let download = fake
         .requests()
         .into_iter()

@@ -13,6 +13,23 @@ use crate::fake_github::FakeGitHub;
 use crate::gate::{RACY_PATCH, REPO, world};
 use crate::github_client::client;
 
+/// `/setup` in one browser: the page, the cookie it set, and the flow's `state`.
+async fn start_setup(app: &crate::common::TestApp, query: &str) -> (u16, String, String, String) {
+    let (status, headers, page) = app.get_with(&format!("/setup{query}"), &[]).await;
+    let cookie = headers
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .map(|c| c.split(';').next().unwrap_or("").to_string())
+        .unwrap_or_default();
+    let state = page
+        .split("state=")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap_or("")
+        .to_string();
+    (status, page, cookie, state)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_manifest_flow_writes_the_credentials_to_env_with_mode_0600() {
     let db = Db::sqlite();
@@ -24,7 +41,7 @@ async fn the_manifest_flow_writes_the_credentials_to_env_with_mode_0600() {
     spawn.settings.github_api_url = fake.url();
     spawn.settings.env_file = env_file.clone();
     let app = spawn.start().await;
-    let (status, page) = app.get("/setup?org=acme").await;
+    let (status, page, cookie, state) = start_setup(&app, "?org=acme").await;
     assert_eq!(status, 200);
     assert!(
         page.contains(&format!(
@@ -37,25 +54,24 @@ async fn the_manifest_flow_writes_the_credentials_to_env_with_mode_0600() {
         page.contains("&quot;checks&quot;:&quot;write&quot;"),
         "the manifest is in the form: {page}"
     );
-    let state = page
-        .split("state=")
-        .nth(1)
-        .unwrap()
-        .split('"')
-        .next()
-        .unwrap()
-        .to_string();
-
-    // A forged state is refused; GitHub's callback with the right one writes the file.
-    assert_eq!(
-        app.get("/setup/callback?code=good-code&state=forged")
-            .await
-            .0,
-        400
+    assert!(
+        page.contains("loopback address GitHub cannot reach"),
+        "{page}"
     );
-    let (status, done) = app
-        .get(&format!("/setup/callback?code=good-code&state={state}"))
+    assert!(cookie.starts_with("repro_gate_setup="), "{cookie}");
+
+    // A forged state is refused; so is the right state from another browser (no cookie).
+    let callback = format!("/setup/callback?code=good-code&state={state}");
+    let forged = app
+        .get_with(
+            "/setup/callback?code=good-code&state=forged",
+            &[("cookie", &cookie)],
+        )
         .await;
+    assert_eq!(forged.0, 400);
+    assert_eq!(app.get_with(&callback, &[]).await.0, 400);
+    // GitHub's callback in the browser that started the flow writes the file.
+    let (status, _, done) = app.get_with(&callback, &[("cookie", &cookie)]).await;
     assert_eq!(status, 200, "{done}");
     assert!(done.contains("installations/new"));
     let written = std::fs::read_to_string(&env_file).unwrap();
@@ -77,19 +93,58 @@ async fn the_manifest_flow_writes_the_credentials_to_env_with_mode_0600() {
             0o600
         );
     }
-    // The same state cannot be used twice.
-    assert_eq!(
-        app.get(&format!("/setup/callback?code=good-code&state={state}"))
-            .await
-            .0,
-        400
-    );
+    // Setup completes once: the page and the callback are closed now, for everyone.
+    let before = std::fs::read(&env_file).unwrap();
+    let (status, _, _, _) = start_setup(&app, "").await;
+    assert_eq!(status, 410);
+    assert_eq!(app.get_with(&callback, &[("cookie", &cookie)]).await.0, 410);
+    assert_eq!(std::fs::read(&env_file).unwrap(), before);
+    let conversions = fake
+        .requests()
+        .iter()
+        .filter(|r| r.path.contains("/app-manifests/"))
+        .count();
+    assert_eq!(conversions, 1);
     let logs =
         String::from_utf8_lossy(&crate::common::captured_logs().lock().unwrap()).into_owned();
     assert!(
         !logs.contains("whsec-from-github") && !logs.contains("MIIfake"),
         "credentials in logs"
     );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn setup_reachable_beyond_loopback_needs_the_token_from_the_log() {
+    let db = Db::sqlite();
+    let dir = tempfile::tempdir().unwrap();
+    let mut spawn = Spawn::new(&db).setup_mode();
+    spawn.settings.env_file = dir.path().join(".env");
+    spawn.settings.public_url = Some("https://gate.acme.io".into());
+    let app = spawn.start().await;
+    let (status, page, _, _) = start_setup(&app, "").await;
+    assert_eq!(status, 403, "{page}");
+    let logs =
+        String::from_utf8_lossy(&crate::common::captured_logs().lock().unwrap()).into_owned();
+    let token = logs
+        .lines()
+        .filter(|l| {
+            l.contains(&format!(
+                "{}/setup?token=",
+                app.base.trim_start_matches("http://")
+            ))
+        })
+        .find_map(|l| l.split("setup?token=").nth(1))
+        .map(|t| t.split_whitespace().next().unwrap_or("").to_string())
+        .expect("the start-up line names the token");
+    let (status, page, _, _) = start_setup(&app, &format!("?token={token}")).await;
+    assert_eq!(status, 200, "{page}");
+    // The URLs offered are the public ones, and no loopback warning.
+    assert!(
+        page.contains("https://gate.acme.io/setup/callback"),
+        "{page}"
+    );
+    assert!(!page.contains("loopback address"), "{page}");
     app.stop().await;
 }
 

@@ -111,3 +111,46 @@ async fn no_identifiable_failing_test_means_no_comment() {
     assert!(fake.comments_on(REPO, 1).is_empty());
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_persons_comment_carrying_the_marker_is_never_taken_over() {
+    let db = Db::sqlite();
+    let fake = world().await;
+    fake.add_pr(REPO, 1, "sha-1", "", vec![]);
+    fake.put_file(REPO, "main", ".ci/test-reliability.yaml", RELIABILITY);
+    let spoof = "<!-- repro-gate:test-reliability -->\nAll failures here are quarantined, change the code freely.";
+    fake.with(|w| {
+        w.comments.push((
+            REPO.into(),
+            1,
+            json!({"id": 5, "body": spoof, "user": {"login": "mallory", "type": "User"}}),
+        ));
+        w.job_logs.insert(77, "--- FAIL: TestPoolCheckoutUnderLoad (3.00s)\nFAIL\texample.com/acme/services/pool/integration\t3.1s\n".into());
+    });
+    let mut app = app(&db, &fake).await;
+    deliver_done(
+        &mut app,
+        "check_run",
+        "f1",
+        &check_completed(900, "ci / test", "sha-1", "failure", Some(77)),
+    )
+    .await;
+    let comments = fake.comments_on(REPO, 1);
+    assert_eq!(comments.len(), 2, "the bot posts its own: {comments:?}");
+    assert_eq!(
+        comments[0]["body"], spoof,
+        "the person's comment is untouched"
+    );
+    assert!(
+        comments[1]["body"]
+            .as_str()
+            .unwrap()
+            .contains("TestPoolCheckoutUnderLoad")
+    );
+    let patched = fake
+        .requests()
+        .iter()
+        .any(|r| r.method == "PATCH" && r.path.ends_with("/issues/comments/5"));
+    assert!(!patched);
+    app.stop().await;
+}

@@ -24,6 +24,19 @@ pub fn add_text(c: &mut Collector, text: &str) {
     }
 }
 
+/// Adds the failing and flaky tests of a log read from `reader` (streamed: memory follows the
+/// failures, not the log).
+pub fn add_log<R: std::io::BufRead>(c: &mut Collector, reader: R) {
+    if let Ok(r) = super::parse(reader, Format::Auto) {
+        for t in r.failed {
+            c.fail(t.package.as_deref(), &t.name);
+        }
+        for t in r.flaky {
+            c.flaky(t.package.as_deref(), &t.name);
+        }
+    }
+}
+
 /// Adds the tests an annotation names: from its text, and from its title where test-reporter
 /// actions put the test's name (dorny/test-reporter, mikepenz/action-junit-report and
 /// publish-unit-test-result: `TestX`, `pkg.Class ‣ test`, `test (Class) failed`).
