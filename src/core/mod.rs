@@ -10,6 +10,7 @@ pub mod diff;
 pub mod evidence;
 pub mod explain;
 pub mod failures;
+pub mod history;
 pub mod lang;
 pub mod merge_group;
 pub mod reliability;

@@ -16,6 +16,14 @@ pub struct Policy {
     pub flake_budget: f64,
     pub promote_after_window: bool,
     pub default_tier: Tier,
+    /// Fewest runs in the window before a test's tier moves (§9).
+    pub min_runs: u32,
+    /// The rate a full window must stay at or below for a test to climb; half the budget when
+    /// not given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovery_budget: Option<f64>,
+    /// A test failing this many of its last runs in a row is broken: a real failure.
+    pub broken_after: u32,
 }
 
 impl Default for Policy {
@@ -25,7 +33,17 @@ impl Default for Policy {
             flake_budget: 0.02,
             promote_after_window: true,
             default_tier: Tier::Probation,
+            min_runs: 20,
+            recovery_budget: None,
+            broken_after: 10,
         }
+    }
+}
+
+impl Policy {
+    /// The recovery budget, half the flake budget by default.
+    pub fn recovery(&self) -> f64 {
+        self.recovery_budget.unwrap_or(self.flake_budget / 2.0)
     }
 }
 
@@ -47,6 +65,13 @@ pub struct TestEntry {
     pub ticket: Option<String>,
     #[serde(default)]
     pub note: Option<String>,
+    /// A person fixed this tier: the generator keeps it.
+    #[serde(default)]
+    pub pin: Option<bool>,
+    #[serde(default)]
+    pub last_failure: Option<String>,
+    #[serde(default)]
+    pub broken: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
@@ -114,6 +139,12 @@ fn validate(file: &ReliabilityFile) -> Result<(), ReliabilityError> {
     let p = &file.policy;
     if !(0.0..=1.0).contains(&p.flake_budget) {
         return Err(err("policy.flake_budget must be between 0 and 1"));
+    }
+    if p.recovery_budget.is_some_and(|r| !(0.0..=1.0).contains(&r)) {
+        return Err(err("policy.recovery_budget must be between 0 and 1"));
+    }
+    if p.window_runs == 0 || p.window_runs > 1000 {
+        return Err(err("policy.window_runs must be between 1 and 1000"));
     }
     let mut seen = std::collections::HashSet::new();
     for (i, t) in file.tests.iter().enumerate() {

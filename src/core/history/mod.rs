@@ -1,0 +1,8 @@
+//! The history (§9): recorded CI results become each test's window, the windows become tiers
+//! with hysteresis, and the tiers become `.ci/test-reliability.yaml`. Pure: no IO.
+
+pub mod file;
+pub mod record;
+pub mod simulate;
+pub mod tiers;
+pub mod window;
