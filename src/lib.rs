@@ -10,6 +10,7 @@ pub mod clock;
 pub mod core;
 pub mod github;
 pub mod handlers;
+pub mod history;
 pub mod queue;
 pub mod server;
 pub mod settings;

@@ -15,7 +15,7 @@ use crate::core::diff::{FileChange, FileStatus};
 const MAX_FILE_PAGES: u32 = 30;
 const PER_PAGE: u32 = 100;
 
-fn decode<T: DeserializeOwned>(path: &str, resp: &Response) -> Result<T, GitHubError> {
+pub(super) fn decode<T: DeserializeOwned>(path: &str, resp: &Response) -> Result<T, GitHubError> {
     serde_json::from_slice(&resp.body).map_err(|e| GitHubError::Decode {
         path: path.to_string(),
         message: e.to_string(),
@@ -172,7 +172,11 @@ impl From<CommentJson> for Comment {
 }
 
 impl GitHub {
-    async fn get_json<T: DeserializeOwned>(&self, inst: i64, path: &str) -> Result<T, GitHubError> {
+    pub(super) async fn get_json<T: DeserializeOwned>(
+        &self,
+        inst: i64,
+        path: &str,
+    ) -> Result<T, GitHubError> {
         let resp = self
             .raw(As::Installation(inst), Method::GET, path, None, true)
             .await?;
@@ -180,7 +184,7 @@ impl GitHub {
     }
 
     /// GET every page of a list (`per_page=100&page=N`), up to `max_pages`.
-    async fn get_pages<T: DeserializeOwned>(
+    pub(super) async fn get_pages<T: DeserializeOwned>(
         &self,
         inst: i64,
         path: &str,
@@ -762,7 +766,7 @@ impl GitHub {
     }
 }
 
-fn encode_path(s: &str) -> String {
+pub(super) fn encode_path(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
@@ -773,12 +777,12 @@ fn encode_path(s: &str) -> String {
         .collect()
 }
 
-fn encode_query(s: &str) -> String {
+pub(super) fn encode_query(s: &str) -> String {
     encode_path(s)
 }
 
 /// A repository file path for a URL: each segment encoded, the slashes kept.
-fn encode_file_path(path: &str) -> String {
+pub(super) fn encode_file_path(path: &str) -> String {
     path.split('/')
         .map(encode_path)
         .collect::<Vec<_>>()

@@ -78,3 +78,34 @@ pub async fn stream(
         .await
         .map_err(|_| err(format!("no complete answer within {} s", timeout.as_secs())))?
 }
+
+/// `std::io::Read` over chunks handed over by a download (on a blocking thread: `next` waits
+/// for the next chunk, `None` at the end).
+pub struct ChunkReader<F: FnMut() -> Option<Bytes>> {
+    next: F,
+    current: Bytes,
+}
+
+impl<F: FnMut() -> Option<Bytes>> ChunkReader<F> {
+    pub fn new(next: F) -> Self {
+        ChunkReader {
+            next,
+            current: Bytes::new(),
+        }
+    }
+}
+
+impl<F: FnMut() -> Option<Bytes>> std::io::Read for ChunkReader<F> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.current.is_empty() {
+            match (self.next)() {
+                Some(b) => self.current = b,
+                None => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.current.len());
+        buf[..n].copy_from_slice(&self.current[..n]);
+        self.current = self.current.slice(n..);
+        Ok(n)
+    }
+}

@@ -3,11 +3,13 @@
 //! as the App, caches one token per installation, and in dry-run mode turns every write into
 //! a log line.
 
+pub mod actions_api;
 mod api;
 pub mod app_api;
 mod auth;
 mod download;
 mod error;
+pub mod git_api;
 pub mod rate_gate;
 pub mod transport;
 pub mod types;
@@ -22,6 +24,7 @@ use secrecy::{ExposeSecret as _, SecretString};
 use tokio::sync::Mutex;
 
 pub use auth::AppKey;
+pub use download::ChunkReader;
 pub use error::GitHubError;
 pub use transport::{Sleeper, TokioSleeper};
 

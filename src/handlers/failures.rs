@@ -5,6 +5,7 @@ use crate::core::comment::{self, MARKER};
 use crate::core::failures::Collector;
 use crate::core::failures::annotations::{self, AnnotationText};
 use crate::core::reliability::{self, ReliabilityFile};
+use crate::github::ChunkReader;
 use crate::github::types::RepoName;
 
 use super::JobError;
@@ -184,10 +185,7 @@ async fn read_job_log(
 ) -> Result<(Collector, Result<bool, crate::github::GitHubError>), JobError> {
     let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(16);
     let parser = tokio::task::spawn_blocking(move || {
-        let reader = std::io::BufReader::new(ChunkReader {
-            next: move || rx.blocking_recv(),
-            current: bytes::Bytes::new(),
-        });
+        let reader = std::io::BufReader::new(ChunkReader::new(move || rx.blocking_recv()));
         annotations::add_log(&mut all, reader);
         all
     });
@@ -197,25 +195,4 @@ async fn read_job_log(
         .await
         .map_err(|e| JobError::Transient(anyhow::anyhow!("reading the job log: {e}")))?;
     Ok((all, downloaded.map(|t| t.0)))
-}
-
-/// `std::io::Read` over chunks handed over by the download.
-struct ChunkReader<F: FnMut() -> Option<bytes::Bytes>> {
-    next: F,
-    current: bytes::Bytes,
-}
-
-impl<F: FnMut() -> Option<bytes::Bytes>> std::io::Read for ChunkReader<F> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.current.is_empty() {
-            match (self.next)() {
-                Some(b) => self.current = b,
-                None => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.current.len());
-        buf[..n].copy_from_slice(&self.current[..n]);
-        self.current = self.current.slice(n..);
-        Ok(n)
-    }
 }

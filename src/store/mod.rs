@@ -39,6 +39,7 @@ macro_rules! deliveries_insert {
     }};
 }
 
+mod history;
 mod jobs;
 mod payload;
 mod postgres;
@@ -46,6 +47,7 @@ mod records;
 mod sqlite;
 mod types;
 
+pub use history::{NewRun, Recorded, TokenRow};
 pub use payload::StoredPayload;
 pub use records::{AuditRow, WaiverRow, ms_to_rfc3339};
 

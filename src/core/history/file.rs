@@ -17,11 +17,16 @@ pub struct Built {
     pub changes: Vec<Change>,
 }
 
+/// Tier changes proposed before: entry id → (the tier proposed, the test's run count then).
+pub type Proposals = std::collections::HashMap<String, (crate::core::tier::Tier, u64)>;
+
 /// Recomputes every test with history; tests of `existing` without history are kept as they
-/// are.
+/// are. A test whose tier is one this service proposed counts its runs since that proposal
+/// (hysteresis); without one, every recorded run counts.
 pub fn build<'a>(
     existing: &ReliabilityFile,
     histories: impl IntoIterator<Item = TestHistory<'a>>,
+    proposals: &Proposals,
 ) -> Built {
     let policy = &existing.policy;
     let by_id: std::collections::HashMap<&str, &TestEntry> =
@@ -34,8 +39,17 @@ pub fn build<'a>(
         if !seen.insert(id.to_string()) {
             continue;
         }
-        let h = TestHistory { id, ..h };
-        let Decided { entry, change } = decide(policy, by_id.get(id).copied(), &h);
+        let current = by_id.get(id).copied();
+        let since_change = h.since_change.or_else(|| {
+            let (tier, at) = proposals.get(id)?;
+            (current.map(|e| e.tier) == Some(*tier)).then(|| h.window.total.saturating_sub(*at))
+        });
+        let h = TestHistory {
+            id,
+            since_change,
+            ..h
+        };
+        let Decided { entry, change } = decide(policy, current, &h);
         tests.push(entry);
         changes.extend(change);
     }
@@ -241,6 +255,7 @@ mod tests {
                     since_change: None,
                 },
             ],
+            &Proposals::new(),
         );
         let text = render(&built.file);
         assert!(text.starts_with("# .ci/test-reliability.yaml\n# Generated nightly"));
@@ -274,7 +289,45 @@ mod tests {
         assert_eq!(built.changes.len(), 2);
         // Building again from the written file with the same history changes nothing more
         // than the tiers it already holds.
-        assert_eq!(render(&build(&back, []).file), text);
+        assert_eq!(render(&build(&back, [], &Proposals::new()).file), text);
+    }
+
+    #[test]
+    fn a_climb_counts_only_the_runs_since_the_change_this_service_proposed() {
+        let existing = reliability::parse(EXISTING).unwrap();
+        let clean = win(0, 300);
+        let histories = || {
+            [TestHistory {
+                id: "services/pool::TestB",
+                window: &clean,
+                since_change: None,
+            }]
+        };
+        // Quarantined by our proposal when it had 150 runs: 150 since, not a full window.
+        let mut proposals = Proposals::new();
+        proposals.insert("services/pool::TestB".into(), (Tier::Quarantined, 150));
+        let b = build(&existing, histories(), &proposals);
+        assert_eq!(
+            b.file
+                .tests
+                .iter()
+                .find(|t| t.id.ends_with("TestB"))
+                .unwrap()
+                .tier,
+            Tier::Quarantined
+        );
+        // Proposed at 100 runs: 200 since, a full window: it climbs.
+        proposals.insert("services/pool::TestB".into(), (Tier::Quarantined, 100));
+        let b = build(&existing, histories(), &proposals);
+        assert_eq!(
+            b.file
+                .tests
+                .iter()
+                .find(|t| t.id.ends_with("TestB"))
+                .unwrap()
+                .tier,
+            Tier::Probation
+        );
     }
 
     #[test]
@@ -288,6 +341,7 @@ mod tests {
                 window: &a,
                 since_change: None,
             }],
+            &Proposals::new(),
         );
         let body = pr_body(&built.changes, &existing.policy);
         let at = body.find("services/pool::TestA").unwrap();

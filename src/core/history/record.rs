@@ -190,3 +190,41 @@ mod tests {
         assert_eq!(pr_result(&mut other, Outcome::Flaky), Some(Counted::Flaky));
     }
 }
+
+/// Windows and pull-request SHA outcomes held in memory: the one place a run's results are
+/// applied (the store loads the rows a run touches into it, applies, and writes them back; an
+/// offline build of a folder of reports keeps everything in it).
+#[derive(Debug, Default)]
+pub struct Ledger {
+    pub windows: std::collections::HashMap<String, super::window::Window>,
+    /// (sha, test) → what that commit showed.
+    pub pr: std::collections::HashMap<(String, String), ShaOutcomes>,
+}
+
+impl Ledger {
+    /// Applies a run's results; answers the tests whose windows moved.
+    pub fn apply<'a>(
+        &mut self,
+        class: RunClass,
+        sha: &str,
+        results: &'a [(String, Outcome)],
+        day: &str,
+    ) -> Vec<&'a str> {
+        let mut moved = Vec::new();
+        for (test, outcome) in results {
+            let entering = match class {
+                RunClass::Outage => None,
+                RunClass::Counted => counted(*outcome),
+                RunClass::PullRequest => {
+                    let seen = self.pr.entry((sha.to_string(), test.clone())).or_default();
+                    pr_result(seen, *outcome)
+                }
+            };
+            if let Some(c) = entering {
+                self.windows.entry(test.clone()).or_default().push(c, day);
+                moved.push(test.as_str());
+            }
+        }
+        moved
+    }
+}

@@ -1,0 +1,217 @@
+//! The history's shell (§9): results in (Actions runs, uploads, `history import`), the file out
+//! (`history build`, the nightly publish). The decisions are in `core::history`.
+
+pub mod publish;
+pub mod reports;
+pub mod sources;
+
+use std::io::BufRead;
+
+use anyhow::Context as _;
+
+use crate::core::failures::{self, Format, Outcome, Results};
+use crate::core::history::file::{Built, Proposals, build};
+use crate::core::history::record::{Branches, classify_run};
+use crate::core::history::tiers::TestHistory;
+use crate::core::reliability::ReliabilityFile;
+use crate::core::tier::Tier;
+use crate::store::{NewRun, Recorded, Store};
+
+/// Most distinct tests read from one run (a bound on the work one report can ask for).
+pub const MAX_TESTS_PER_RUN: usize = 200_000;
+
+/// The branches that count when no config is at hand (the contract's defaults, and `master`
+/// for repositories whose default branch is called that).
+pub fn default_branches() -> Vec<String> {
+    vec![
+        "main".into(),
+        "master".into(),
+        "gh-readonly-queue/**".into(),
+    ]
+}
+
+/// Formats a report may be given in (`--format`, `?format=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReportFormat {
+    Auto,
+    Junit,
+    GoJson,
+    LibtestJson,
+    Go,
+    Cargo,
+    Nextest,
+    Pytest,
+    Jest,
+}
+
+impl ReportFormat {
+    pub fn parser(self) -> Format {
+        match self {
+            ReportFormat::Auto => Format::Auto,
+            ReportFormat::Junit => Format::Junit,
+            ReportFormat::GoJson => Format::GoJson,
+            ReportFormat::LibtestJson | ReportFormat::Cargo => Format::Cargo,
+            ReportFormat::Go => Format::Go,
+            ReportFormat::Nextest => Format::Nextest,
+            ReportFormat::Pytest => Format::Pytest,
+            ReportFormat::Jest => Format::Jest,
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ReportFormat> {
+        <ReportFormat as clap::ValueEnum>::from_str(s, true).ok()
+    }
+}
+
+/// Every test of one report.
+pub fn read_report<R: BufRead>(reader: R, format: ReportFormat) -> std::io::Result<Results> {
+    failures::parse_results(reader, format.parser())
+}
+
+/// Results of several reports of one run, merged: the last outcome of a test wins unless an
+/// earlier one failed (then it is flaky or failed).
+pub fn merge(
+    into: &mut Vec<(String, Outcome)>,
+    seen: &mut std::collections::HashMap<String, usize>,
+    results: Results,
+) {
+    for r in results.tests {
+        if into.len() >= MAX_TESTS_PER_RUN {
+            break;
+        }
+        let id = r.test.id();
+        match seen.get(&id) {
+            Some(&i) => {
+                let before = into[i].1;
+                into[i].1 = match (before, r.outcome) {
+                    (Outcome::Fail, Outcome::Pass) | (Outcome::Pass, Outcome::Fail) => {
+                        Outcome::Flaky
+                    }
+                    (Outcome::Skip, o) => o,
+                    (b, Outcome::Skip) => b,
+                    (Outcome::Flaky, _) | (_, Outcome::Flaky) => Outcome::Flaky,
+                    (_, o) => o,
+                };
+            }
+            None => {
+                seen.insert(id.clone(), into.len());
+                into.push((id, r.outcome));
+            }
+        }
+    }
+}
+
+/// The run a set of results belongs to.
+#[derive(Clone, Debug)]
+pub struct RunInfo {
+    pub repository: String,
+    pub run_id: String,
+    pub attempt: i64,
+    pub sha: String,
+    pub branch: String,
+    pub source: &'static str,
+    pub installation_id: Option<i64>,
+    /// The repository's default branch, when known.
+    pub default_branch: Option<String>,
+    /// `history.branches`.
+    pub branches: Vec<String>,
+}
+
+/// `YYYY-MM-DD` of a Unix ms time.
+pub fn day_of(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|d| d.format("%Y-%m-%d").to_string())
+        .unwrap_or_else(|| "1970-01-01".into())
+}
+
+/// Records one run (once per run id and attempt).
+pub async fn record(
+    store: &Store,
+    run: &RunInfo,
+    results: &[(String, Outcome)],
+    now_ms: i64,
+) -> anyhow::Result<Recorded> {
+    let branches = Branches::new(&run.branches);
+    let counts = branches.counts(&run.branch, run.default_branch.as_deref());
+    let as_results: Vec<failures::TestResult> = results
+        .iter()
+        .map(|(id, o)| failures::TestResult {
+            test: failures::FailedTest {
+                name: id.clone(),
+                package: None,
+            },
+            outcome: *o,
+            passes: 0,
+            failures: 0,
+        })
+        .collect();
+    let class = classify_run(&as_results, counts);
+    let day = day_of(now_ms);
+    store
+        .record_run(
+            &NewRun {
+                repository: &run.repository,
+                run_id: &run.run_id,
+                attempt: run.attempt,
+                sha: &run.sha,
+                branch: &run.branch,
+                class,
+                source: run.source,
+                installation_id: run.installation_id,
+                now_ms,
+                day: &day,
+            },
+            results,
+        )
+        .await
+        .with_context(|| format!("recording run {} of {}", run.run_id, run.repository))
+}
+
+/// The reliability file computed from a repository's recorded history.
+pub async fn build_from_store(
+    store: &Store,
+    repo: &str,
+    existing: &ReliabilityFile,
+) -> anyhow::Result<Built> {
+    let windows = store.windows(repo).await?;
+    let proposals: Proposals = store
+        .proposed_changes(repo)
+        .await?
+        .into_iter()
+        .filter_map(|(id, (tier, at))| Some((id, (tier_named(&tier)?, at))))
+        .collect();
+    let histories = windows.iter().map(|(id, w)| TestHistory {
+        id,
+        window: w,
+        since_change: None,
+    });
+    Ok(build(existing, histories, &proposals))
+}
+
+fn tier_named(s: &str) -> Option<Tier> {
+    Tier::ALL.into_iter().find(|t| t.as_str() == s)
+}
+
+/// Remembers the tier changes of a published file, with each test's run count now.
+pub async fn remember_changes(store: &Store, repo: &str, built: &Built) -> anyhow::Result<()> {
+    let windows: std::collections::HashMap<String, u64> = store
+        .windows(repo)
+        .await?
+        .into_iter()
+        .map(|(id, w)| (id, w.total))
+        .collect();
+    let rows: Vec<(String, String, u64)> = built
+        .changes
+        .iter()
+        .map(|c| {
+            let total = windows
+                .iter()
+                .find(|(id, _)| *id == &c.id || id.ends_with(&format!("/{}", c.id)))
+                .map(|(_, t)| *t)
+                .unwrap_or(0);
+            (c.id.clone(), c.to.as_str().to_string(), total)
+        })
+        .collect();
+    store.propose_changes(repo, &rows).await
+}
