@@ -164,6 +164,17 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
     );
     let maintenance_task = tokio::spawn(maintenance.clone().run(shutdown.clone()));
 
+    // The history's schedule is looked at every five minutes (a job per slot across replicas).
+    if services.is_some() {
+        tokio::spawn(periodically(
+            queue.clone(),
+            deps.clock.clone(),
+            Task::HistorySchedule,
+            std::time::Duration::from_secs(300),
+            shutdown.clone(),
+        ));
+    }
+
     // Catch-up passes are jobs: on start and once per slot, however many replicas run.
     if services.is_some() && settings.reconcile_minutes > 0 {
         let every = std::time::Duration::from_secs(settings.reconcile_minutes * 60);

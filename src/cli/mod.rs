@@ -4,6 +4,7 @@ mod audit;
 mod check_body;
 mod classify;
 mod failures;
+mod history;
 mod input;
 mod serve;
 
@@ -44,6 +45,8 @@ pub enum Command {
     Reliability(failures::ReliabilityArgs),
     /// Print the command audit log as JSON lines.
     Audit(audit::AuditArgs),
+    /// The test history: record CI results, build and publish the reliability file, upload tokens.
+    History(history::HistoryArgs),
 }
 
 #[derive(Debug, Args)]
@@ -53,15 +56,9 @@ pub struct DbArgs {
     pub database_url: String,
 }
 
+/// The GitHub App's identity and where its API is (`serve`, `history publish`).
 #[derive(Debug, Args)]
-pub struct ServeArgs {
-    #[command(flatten)]
-    pub db: DbArgs,
-
-    /// Address to bind.
-    #[arg(long, env = "REPRO_GATE_LISTEN", default_value = "127.0.0.1:3000")]
-    pub listen: std::net::SocketAddr,
-
+pub struct AppArgs {
     /// The GitHub App's id.
     #[arg(long, env = "GITHUB_APP_ID")]
     pub app_id: Option<u64>,
@@ -82,15 +79,28 @@ pub struct ServeArgs {
     #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
     pub github_api_url: String,
 
-    /// The URL GitHub reaches this service at (behind a proxy or tunnel): the setup page builds
-    /// the webhook and callback URLs from it.
-    #[arg(long, env = "REPRO_GATE_PUBLIC_URL")]
-    pub public_url: Option<String>,
-
     /// Evaluate and log every write it would make; write nothing to GitHub.
     #[arg(long, env = "REPRO_GATE_DRY_RUN", default_value = "false",
           value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+
+    /// Address to bind.
+    #[arg(long, env = "REPRO_GATE_LISTEN", default_value = "127.0.0.1:3000")]
+    pub listen: std::net::SocketAddr,
+
+    #[command(flatten)]
+    pub app: AppArgs,
+
+    /// The URL GitHub reaches this service at (behind a proxy or tunnel): the setup page builds
+    /// the webhook and callback URLs from it.
+    #[arg(long, env = "REPRO_GATE_PUBLIC_URL")]
+    pub public_url: Option<String>,
 
     /// Worker tasks in this process; 0 accepts and queues only.
     #[arg(long, env = "REPRO_GATE_WORKERS", default_value_t = 4)]
@@ -146,6 +156,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Serve(args) => run_async(serve::run(*args)),
         Command::Migrate(args) => run_async(serve::migrate(args)),
         Command::Audit(args) => run_async(audit::run(args)),
+        Command::History(args) => run_async(history::run(args)),
     }
 }
 

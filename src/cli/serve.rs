@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use secrecy::{ExposeSecret as _, SecretString};
 
-use super::{DbArgs, ServeArgs};
+use super::{AppArgs, DbArgs, ServeArgs};
 use crate::app::{self, Deps};
 use crate::settings::{AppCredentials, QueueSettings, Settings, split_secrets};
 use crate::store::Store;
@@ -35,8 +35,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 fn settings_from(args: ServeArgs) -> anyhow::Result<Settings> {
     let mut settings = Settings::new(args.db.database_url);
     settings.listen = args.listen;
-    settings.github_api_url = args.github_api_url;
-    settings.dry_run = args.dry_run;
+    settings.github_api_url = args.app.github_api_url.clone();
+    settings.dry_run = args.app.dry_run;
     settings.public_url = args.public_url.filter(|u| !u.trim().is_empty());
     settings.connections.max_connections = args.max_connections.max(1);
     settings.reconcile_minutes = args.reconcile_minutes;
@@ -49,22 +49,16 @@ fn settings_from(args: ServeArgs) -> anyhow::Result<Settings> {
         ..QueueSettings::default()
     };
 
-    let key = match (&args.private_key_path, &args.private_key) {
-        (Some(path), _) => Some(SecretString::from(
-            std::fs::read_to_string(path).with_context(|| {
-                format!("reading GITHUB_APP_PRIVATE_KEY_PATH={}", path.display())
-            })?,
-        )),
-        (None, Some(pem)) => Some(SecretString::from(pem.replace("\\n", "\n"))),
-        (None, None) => None,
-    };
+    let key = private_key(&args.app)?;
     let secrets = args
+        .app
         .webhook_secret
+        .clone()
         .map(|s| split_secrets(&SecretString::from(s)))
         .filter(|v| !v.is_empty());
 
     let mut missing = Vec::new();
-    if args.app_id.is_none() {
+    if args.app.app_id.is_none() {
         missing.push("GITHUB_APP_ID");
     }
     if key.is_none() {
@@ -74,12 +68,10 @@ fn settings_from(args: ServeArgs) -> anyhow::Result<Settings> {
         missing.push("GITHUB_WEBHOOK_SECRET");
     }
     settings.missing_credentials = missing;
-    if let (Some(app_id), Some(private_key), Some(webhook_secrets)) = (args.app_id, key, secrets) {
-        let variable = if args.private_key_path.is_some() {
-            "GITHUB_APP_PRIVATE_KEY_PATH"
-        } else {
-            "GITHUB_APP_PRIVATE_KEY"
-        };
+    if let (Some(app_id), Some(private_key), Some(webhook_secrets)) =
+        (args.app.app_id, key, secrets)
+    {
+        let variable = key_variable(&args.app);
         octocrab::jsonwebtoken::EncodingKey::from_rsa_pem(private_key.expose_secret().as_bytes())
             .map_err(|e| {
             anyhow::anyhow!(
@@ -93,6 +85,28 @@ fn settings_from(args: ServeArgs) -> anyhow::Result<Settings> {
         });
     }
     Ok(settings)
+}
+
+/// The App's private key, from its file or its content.
+pub(super) fn private_key(app: &AppArgs) -> anyhow::Result<Option<SecretString>> {
+    Ok(match (&app.private_key_path, &app.private_key) {
+        (Some(path), _) => Some(SecretString::from(
+            std::fs::read_to_string(path).with_context(|| {
+                format!("reading GITHUB_APP_PRIVATE_KEY_PATH={}", path.display())
+            })?,
+        )),
+        (None, Some(pem)) => Some(SecretString::from(pem.replace("\\n", "\n"))),
+        (None, None) => None,
+    })
+}
+
+/// The variable the key came from (named in errors).
+pub(super) fn key_variable(app: &AppArgs) -> &'static str {
+    if app.private_key_path.is_some() {
+        "GITHUB_APP_PRIVATE_KEY_PATH"
+    } else {
+        "GITHUB_APP_PRIVATE_KEY"
+    }
 }
 
 async fn wait_for_signal() {

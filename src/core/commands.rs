@@ -5,9 +5,19 @@ use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    Override { reason: String },
-    NotConcurrency { reason: String },
+    Override {
+        reason: String,
+    },
+    NotConcurrency {
+        reason: String,
+    },
     Recheck,
+    /// Rerun one test alone on the branch and on the merge base (`runs` per side, or the
+    /// config's `rerun.runs`).
+    Rerun {
+        test: String,
+        runs: Option<u32>,
+    },
     Help,
 }
 
@@ -18,13 +28,14 @@ pub struct Malformed {
     pub message: String,
 }
 
-pub const NAMES: &[&str] = &["override", "not-concurrency", "recheck", "help"];
+pub const NAMES: &[&str] = &["override", "not-concurrency", "recheck", "rerun", "help"];
 
 pub const USAGE: &str = "| command | who | what it does |
 |---|---|---|
 | `/repro override <reason>` | write, maintain or admin permission, or a configured maintainer | marks the check for the current commit as passed; recorded with who, when and why; the next push is evaluated afresh |
 | `/repro not-concurrency <reason>` | same | removes the label and exempts the PR (later pushes too) |
 | `/repro recheck` | anyone who can comment | evaluates the PR again |
+| `/repro rerun <test> [n]` | same as override | reruns that one test alone n times (default 20, at most 100) on this PR's head and on its merge base, and compares the two failure rates |
 | `/repro help` | anyone | shows this table |";
 
 impl Command {
@@ -33,6 +44,7 @@ impl Command {
             Command::Override { .. } => "override",
             Command::NotConcurrency { .. } => "not-concurrency",
             Command::Recheck => "recheck",
+            Command::Rerun { .. } => "rerun",
             Command::Help => "help",
         }
     }
@@ -40,6 +52,7 @@ impl Command {
     pub fn args(&self) -> &str {
         match self {
             Command::Override { reason } | Command::NotConcurrency { reason } => reason,
+            Command::Rerun { test, .. } => test,
             _ => "",
         }
     }
@@ -48,7 +61,7 @@ impl Command {
     pub fn privileged(&self) -> bool {
         matches!(
             self,
-            Command::Override { .. } | Command::NotConcurrency { .. }
+            Command::Override { .. } | Command::NotConcurrency { .. } | Command::Rerun { .. }
         )
     }
 }
@@ -113,6 +126,10 @@ pub fn parse(body: &str) -> Vec<Result<Command, Malformed>> {
                 reason: args.to_string(),
             }),
             "recheck" => Ok(Command::Recheck),
+            "rerun" => rerun_args(args).map_err(|message| Malformed {
+                line: t.to_string(),
+                message,
+            }),
             "help" | "" => Ok(Command::Help),
             other => Err(Malformed {
                 line: t.to_string(),
@@ -127,6 +144,42 @@ pub fn parse(body: &str) -> Vec<Result<Command, Malformed>> {
         out.push(cmd);
     }
     out
+}
+
+/// Most runs per side a command may ask for.
+pub const MAX_RERUN_RUNS: u32 = crate::core::config::MAX_RERUN_RUNS;
+
+/// `<test> [n]`: the test id (quotes or backticks around it are dropped) and an optional count.
+fn rerun_args(args: &str) -> Result<Command, String> {
+    let usage = "`/repro rerun <test> [n]`, e.g. `/repro rerun services/pool::TestCheckout 20`";
+    let args = args.trim();
+    if args.is_empty() {
+        return Err(format!("`/repro rerun` needs the test to rerun: {usage}."));
+    }
+    let (test, runs) = match args.rsplit_once(char::is_whitespace) {
+        Some((t, n)) if n.chars().all(|c| c.is_ascii_digit()) => {
+            let n: u32 = n.parse().unwrap_or(u32::MAX);
+            if n == 0 || n > MAX_RERUN_RUNS {
+                return Err(format!(
+                    "`/repro rerun` runs a test 1 to {MAX_RERUN_RUNS} times per side, not {n}: {usage}."
+                ));
+            }
+            (t.trim(), Some(n))
+        }
+        _ => (args, None),
+    };
+    let test = test
+        .trim_matches(|c| c == '`' || c == '"' || c == '\'')
+        .trim();
+    if test.is_empty() || test.len() > 300 || test.chars().any(char::is_control) {
+        return Err(format!(
+            "`/repro rerun` needs a test id of at most 300 characters: {usage}."
+        ));
+    }
+    Ok(Command::Rerun {
+        test: test.to_string(),
+        runs,
+    })
 }
 
 /// The reply to a malformed command: what was wrong, and the commands.
@@ -215,6 +268,48 @@ mod tests {
     }
 
     #[test]
+    fn rerun_takes_a_test_and_an_optional_count() {
+        assert_eq!(
+            parse("/repro rerun services/billing/integration::TestInvoiceRetryIdempotent 20"),
+            vec![Ok(Command::Rerun {
+                test: "services/billing/integration::TestInvoiceRetryIdempotent".into(),
+                runs: Some(20)
+            })]
+        );
+        assert_eq!(
+            parse("/repro rerun `pkg::TestA`"),
+            vec![Ok(Command::Rerun {
+                test: "pkg::TestA".into(),
+                runs: None
+            })]
+        );
+        // A jest name with spaces keeps them.
+        assert_eq!(
+            parse("/repro rerun cart › adds an item 5"),
+            vec![Ok(Command::Rerun {
+                test: "cart › adds an item".into(),
+                runs: Some(5)
+            })]
+        );
+        assert!(
+            Command::Rerun {
+                test: "x".into(),
+                runs: None
+            }
+            .privileged()
+        );
+        for bad in [
+            "/repro rerun",
+            "/repro rerun pkg::T 0",
+            "/repro rerun pkg::T 101",
+            "/repro rerun ``",
+        ] {
+            let got = parse(bad);
+            assert!(matches!(got.as_slice(), [Err(_)]), "{bad}: {got:?}");
+        }
+    }
+
+    #[test]
     fn code_blocks_quotes_and_mid_line_mentions_are_not_commands() {
         assert!(parse("```\n/repro override x\n```").is_empty());
         assert!(parse("> /repro override x").is_empty());
@@ -233,6 +328,7 @@ mod tests {
         );
         assert!(!refusal("bob", "override", "acme/pool", &[]).contains("maintainers"));
         assert!(help_reply().contains("/repro not-concurrency"));
+        assert!(help_reply().contains("/repro rerun <test> [n]"));
         let m = Malformed {
             line: "/repro override".into(),
             message: "needs a reason".into(),

@@ -29,6 +29,8 @@ pub struct Row {
     pub ticket: Option<String>,
     pub note: Option<String>,
     pub flaky: bool,
+    /// The line pointing at a rerun session of this test (markdown), when one runs.
+    pub session: Option<String>,
 }
 
 /// The rows of a failing check's section: each failing or flaky test with its entry, in the
@@ -50,6 +52,7 @@ pub fn rows(report: &Report, file: &ReliabilityFile, comment_tiers: &[Tier]) -> 
             ticket: entry.and_then(|e| e.ticket.clone()),
             note: entry.and_then(|e| e.note.clone()),
             flaky,
+            session: None,
         }
     };
     report
@@ -192,6 +195,9 @@ pub fn section(check: &str, sha: &str, rows: &[Row], file_error: Option<&str>) -
     s.push('\n');
     for r in rows {
         let _ = writeln!(s, "- {}: {}", name(&r.id), instruction(r));
+        if let Some(p) = &r.session {
+            let _ = writeln!(s, "\n  {p}");
+        }
     }
     s.push('\n');
     s.push_str(SECTION_END);
@@ -277,7 +283,22 @@ mod tests {
             ticket: Some("PLAT-1182".into()),
             note: Some("Checkout deadline too tight for shared runners.".into()),
             flaky: false,
+            session: None,
         }
+    }
+
+    #[test]
+    fn a_test_with_a_rerun_session_points_at_it() {
+        let mut r = row(Tier::Probation, false);
+        r.session = Some(crate::core::rerun::comment::pointer(
+            Some("#issuecomment-42"),
+            "rr-0123456789ab",
+        ));
+        let s = section("ci / test", "0123456789abcdef", &[r], None);
+        assert!(
+            s.contains("[Rerun session `rr-0123456789ab`](<#issuecomment-42>): wait for its verdict; do not change code for this test until it says `this change makes it fail`."),
+            "{s}"
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ pub const CONFIG_PATH: &str = ".github/repro-gate.yml";
 /// Largest config file read.
 const MAX_CONFIG_BYTES: usize = 256 * 1024;
 
-use super::tier::Tier;
+use super::tier::{Standing, Tier};
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -21,6 +21,69 @@ pub struct RepoConfig {
     pub reliability_file: String,
     pub comment_tiers: Vec<Tier>,
     pub maintainers: Vec<String>,
+    pub history: HistoryConfig,
+    pub rerun: RerunConfig,
+}
+
+/// `history:` (§9): which runs count, where reports are, when the file is recomputed.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HistoryConfig {
+    pub enabled: bool,
+    /// Branch globs whose runs count in the windows.
+    pub branches: Vec<String>,
+    /// Artifact name globs holding reports.
+    pub artifacts: Vec<String>,
+    /// Cron (UTC, five fields) of the recomputation.
+    pub schedule: String,
+    /// Propose the new file as a pull request.
+    pub pull_request: bool,
+}
+
+impl Default for HistoryConfig {
+    fn default() -> Self {
+        HistoryConfig {
+            enabled: true,
+            branches: vec!["main".into(), "gh-readonly-queue/**".into()],
+            artifacts: vec!["*junit*".into(), "*test-results*".into()],
+            schedule: "0 3 * * *".into(),
+            pull_request: true,
+        }
+    }
+}
+
+/// `rerun:` (§10): the workflow that reruns one test, and when it starts by itself.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RerunConfig {
+    /// A file of `.github/workflows` on the default branch.
+    pub workflow: String,
+    pub runs: u32,
+    /// Tiers whose failure on a PR starts the protocol by itself; empty: only by command.
+    pub auto: Vec<Standing>,
+    pub timeout_minutes: u32,
+}
+
+/// Most runs per side of a rerun.
+pub const MAX_RERUN_RUNS: u32 = 100;
+
+impl Default for RerunConfig {
+    fn default() -> Self {
+        RerunConfig {
+            workflow: "repro-gate-rerun.yml".into(),
+            runs: 20,
+            auto: vec![Standing::Probation, Standing::Unlisted],
+            timeout_minutes: 60,
+        }
+    }
+}
+
+/// A cron expression of five fields, checked.
+pub fn cron(expr: &str) -> Result<croner::Cron, String> {
+    if expr.split_whitespace().count() != 5 {
+        return Err("a cron expression has five fields (minute hour day month weekday)".into());
+    }
+    croner::Cron::new(expr).parse().map_err(|e| e.to_string())
 }
 
 impl Default for RepoConfig {
@@ -33,6 +96,8 @@ impl Default for RepoConfig {
             reliability_file: ".ci/test-reliability.yaml".into(),
             comment_tiers: vec![Tier::Quarantined, Tier::Probation],
             maintainers: Vec::new(),
+            history: HistoryConfig::default(),
+            rerun: RerunConfig::default(),
         }
     }
 }
@@ -95,7 +160,69 @@ pub fn parse(text: &str) -> Result<RepoConfig, ConfigError> {
             }
         }
     }
+    let problem = |message: String, key: &str| ConfigError {
+        message,
+        line: find_line(text, key),
+        column: None,
+    };
+    if let Err(e) = cron(&config.history.schedule) {
+        return Err(problem(
+            format!(
+                "history.schedule: invalid cron {:?}: {e}",
+                config.history.schedule
+            ),
+            "schedule",
+        ));
+    }
+    for (key, globs) in [
+        ("branches", &config.history.branches),
+        ("artifacts", &config.history.artifacts),
+    ] {
+        for g in globs {
+            if let Err(e) = Glob::new(g) {
+                return Err(problem(
+                    format!("history.{key}: invalid glob {g:?}: {e}"),
+                    key,
+                ));
+            }
+        }
+    }
+    let r = &config.rerun;
+    if r.runs == 0 || r.runs > MAX_RERUN_RUNS {
+        return Err(problem(
+            format!(
+                "rerun.runs must be between 1 and {MAX_RERUN_RUNS}, not {}",
+                r.runs
+            ),
+            "runs",
+        ));
+    }
+    if r.timeout_minutes == 0 {
+        return Err(problem(
+            "rerun.timeout_minutes must be at least 1".into(),
+            "timeout_minutes",
+        ));
+    }
+    if !valid_workflow_file(&r.workflow) {
+        return Err(problem(
+            format!(
+                "rerun.workflow must name a file of .github/workflows (like repro-gate-rerun.yml), not {:?}",
+                r.workflow
+            ),
+            "workflow",
+        ));
+    }
     Ok(config)
+}
+
+/// A workflow file name: `NAME.yml` / `NAME.yaml`, no path.
+fn valid_workflow_file(name: &str) -> bool {
+    (name.ends_with(".yml") || name.ends_with(".yaml"))
+        && name.len() <= 255
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !name.starts_with('.')
 }
 
 /// The config to use and the error that made it fall back to the defaults, if any.
@@ -193,6 +320,47 @@ mod tests {
     fn unknown_tiers_and_bad_globs_are_errors() {
         assert!(parse("comment_tiers: [flaky]\n").is_err());
         assert!(parse("paths: [\"src/[\"]\n").is_err());
+    }
+
+    #[test]
+    fn history_and_rerun_sections_have_the_contract_defaults() {
+        let c = parse("label: x\n").unwrap();
+        assert_eq!(c.history.branches, ["main", "gh-readonly-queue/**"]);
+        assert_eq!(c.history.artifacts, ["*junit*", "*test-results*"]);
+        assert_eq!(c.history.schedule, "0 3 * * *");
+        assert!(c.history.enabled && c.history.pull_request);
+        assert_eq!(c.rerun.workflow, "repro-gate-rerun.yml");
+        assert_eq!(c.rerun.runs, 20);
+        assert_eq!(c.rerun.auto, [Standing::Probation, Standing::Unlisted]);
+        assert_eq!(c.rerun.timeout_minutes, 60);
+    }
+
+    #[test]
+    fn history_and_rerun_sections_parse_and_are_checked() {
+        let c = parse(
+            "history:\n  enabled: false\n  branches: [main]\n  artifacts: [\"*junit*\"]\n  schedule: \"30 2 * * 1\"\n\
+             rerun:\n  workflow: rerun.yaml\n  runs: 50\n  auto: []\n  timeout_minutes: 5\n",
+        )
+        .unwrap();
+        assert!(!c.history.enabled);
+        assert!(c.history.pull_request, "unset keys keep their default");
+        assert_eq!(c.rerun.runs, 50);
+        assert!(c.rerun.auto.is_empty());
+        for bad in [
+            "history:\n  schedule: \"every night\"\n",
+            "history:\n  schedule: \"61 3 * * *\"\n",
+            "history:\n  schedule: \"0 0 3 * * *\"\n",
+            "history:\n  branchs: [main]\n",
+            "rerun:\n  runs: 101\n",
+            "rerun:\n  runs: 0\n",
+            "rerun:\n  auto: [flaky]\n",
+            "rerun:\n  workflow: ../../evil.yml\n",
+            "rerun:\n  workflow: build.sh\n",
+            "rerun:\n  timeout_minutes: 0\n",
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.line.is_some(), "{bad:?}: {e}");
+        }
     }
 
     #[test]

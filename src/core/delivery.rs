@@ -19,6 +19,12 @@ pub struct Envelope {
     pub check_run: Option<CheckRunFields>,
     pub check_suite: Option<CheckRunFields>,
     pub merge_group: Option<MergeGroupFields>,
+    pub workflow_run: Option<WorkflowRunFields>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct WorkflowRunFields {
+    pub display_title: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -76,6 +82,7 @@ pub fn route(event: &str, envelope: &Envelope) -> Route {
         "issue_comment" => action == "created",
         "merge_group" => action == "checks_requested",
         "installation" | "installation_repositories" => true,
+        "workflow_run" => action == "completed",
         _ => false,
     };
     if handled {
@@ -92,6 +99,11 @@ pub fn pr_serial_key(repo: &str, number: u64) -> String {
     format!("{repo}#{number}")
 }
 
+/// The serial key of a repository's history recording.
+pub fn history_serial_key(repo: &str) -> String {
+    format!("history:{repo}")
+}
+
 /// Jobs that touch the same pull request share a key, so they never run at once.
 fn serial_key(event: &str, envelope: &Envelope) -> String {
     let repo = envelope
@@ -99,6 +111,18 @@ fn serial_key(event: &str, envelope: &Envelope) -> String {
         .as_ref()
         .map(|r| r.full_name.as_str())
         .unwrap_or("-");
+    if event == "workflow_run" {
+        // A rerun session's runs finish it one at a time; other runs go to the history.
+        let session = envelope
+            .workflow_run
+            .as_ref()
+            .and_then(|w| w.display_title.as_deref())
+            .and_then(super::rerun::parse_title);
+        return match session {
+            Some((session, _)) => super::rerun::serial_key(session),
+            None => history_serial_key(repo),
+        };
+    }
     let pr = envelope
         .pull_request
         .as_ref()

@@ -15,6 +15,7 @@ pub mod lang;
 pub mod merge_group;
 pub mod reliability;
 pub mod render;
+pub mod rerun;
 pub mod rules;
 pub mod shell;
 pub mod tier;

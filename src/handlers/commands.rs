@@ -41,12 +41,12 @@ pub async fn on_comment(
     let number = ev.issue.number;
     let actor = ev.comment.user.login.as_str();
     let (config, _) = svc.repo_config(inst, repo).await?;
-    let head_sha = svc
+    let pr = svc
         .github
         .pull_request(inst, repo, number)
         .await
-        .map_err(gh)?
-        .head_sha;
+        .map_err(gh)?;
+    let head_sha = pr.head_sha.clone();
     let audit = |command: &str, args: &str, accepted: bool, why: String| AuditRow {
         at: String::new(),
         repository: repo.to_string(),
@@ -96,6 +96,37 @@ pub async fn on_comment(
                     .map_err(gh)?;
             }
             Command::Recheck => {}
+            Command::Rerun { test, runs } => {
+                let start = super::rerun::Start {
+                    inst,
+                    repo,
+                    pr: number,
+                    head_sha: &head_sha,
+                    base_ref: &pr.base_ref,
+                    test,
+                    runs: runs.unwrap_or(config.rerun.runs),
+                    trigger: super::rerun::StartedBy::Command(actor),
+                    // The same comment retried is the same session.
+                    session: crate::core::rerun::session_id(&format!(
+                        "{repo}#{number}:comment:{}",
+                        ev.comment.id
+                    )),
+                };
+                if let super::rerun::Started::NoWorkflow(why) =
+                    super::rerun::start(svc, &config, start).await?
+                {
+                    let reply = format!("@{actor}: cannot rerun: {why}.");
+                    svc.store
+                        .add_audit(&audit(cmd.name(), cmd.args(), false, why), now)
+                        .await
+                        .map_err(store_err)?;
+                    svc.github
+                        .create_comment(inst, repo, number, &reply)
+                        .await
+                        .map_err(gh)?;
+                    continue;
+                }
+            }
             Command::Override { reason } => {
                 let heads = svc
                     .store
@@ -157,7 +188,7 @@ pub async fn on_comment(
             .add_audit(&audit(cmd.name(), cmd.args(), true, "accepted".into()), now)
             .await
             .map_err(store_err)?;
-        if !matches!(cmd, Command::Help) {
+        if !matches!(cmd, Command::Help | Command::Rerun { .. }) {
             evaluate(svc, inst, repo, number).await?;
         }
         if !reacted {

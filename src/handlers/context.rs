@@ -79,6 +79,14 @@ impl Services {
         Ok(branch)
     }
 
+    /// Remembers a default branch a payload named (saves a request).
+    pub fn prime_default_branch(&self, repo: &RepoName, branch: &str) {
+        if !branch.is_empty() {
+            self.default_branches
+                .insert(repo.to_string(), branch.to_string());
+        }
+    }
+
     /// Whether the label exists in the repository (a yes is cached; a no is asked again).
     pub async fn label_exists(
         &self,

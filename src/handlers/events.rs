@@ -14,6 +14,7 @@ pub enum Event {
     MergeGroup(MergeGroupEvent),
     IssueComment(IssueCommentEvent),
     Installation(InstallationEvent),
+    WorkflowRun(WorkflowRunEvent),
     /// An event this service does not act on.
     Other(String),
 }
@@ -30,6 +31,7 @@ impl Event {
             "installation" | "installation_repositories" => {
                 Event::Installation(serde_json::from_slice(payload)?)
             }
+            "workflow_run" => Event::WorkflowRun(serde_json::from_slice(payload)?),
             other => Event::Other(other.to_string()),
         })
     }
@@ -113,6 +115,39 @@ pub struct Login {
 #[derive(Debug, Deserialize)]
 pub struct Repository {
     pub full_name: String,
+    #[serde(default)]
+    pub default_branch: Option<String>,
+}
+
+/// `workflow_run` (completed): a CI run whose tests the history records, or one side of a rerun
+/// session.
+#[derive(Debug, Deserialize)]
+pub struct WorkflowRunEvent {
+    #[serde(default)]
+    pub action: Option<String>,
+    pub workflow_run: WorkflowRun,
+    pub repository: Repository,
+    #[serde(default)]
+    pub installation: Option<Installation>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct WorkflowRun {
+    pub id: u64,
+    #[serde(default)]
+    pub run_attempt: Option<i64>,
+    #[serde(default)]
+    pub head_sha: String,
+    #[serde(default)]
+    pub head_branch: Option<String>,
+    #[serde(default)]
+    pub event: Option<String>,
+    #[serde(default)]
+    pub conclusion: Option<String>,
+    #[serde(default)]
+    pub display_title: Option<String>,
+    #[serde(default)]
+    pub html_url: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

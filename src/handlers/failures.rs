@@ -5,11 +5,13 @@ use crate::core::comment::{self, MARKER};
 use crate::core::failures::Collector;
 use crate::core::failures::annotations::{self, AnnotationText};
 use crate::core::reliability::{self, ReliabilityFile};
+use crate::core::rerun;
+use crate::core::tier::Standing;
 use crate::github::ChunkReader;
 use crate::github::types::RepoName;
 
 use super::JobError;
-use super::context::{Services, gh};
+use super::context::{Services, gh, store_err};
 use super::events::{CheckConclusion, CheckRunEvent};
 
 /// `…/actions/runs/123/job/456` → 456.
@@ -138,20 +140,34 @@ pub async fn on_failed_check(
         None => (ReliabilityFile::default(), None),
     };
     let rows = comment::rows(&report, &file, &config.comment_tiers);
-    if rows.is_empty() {
-        tracing::info!(check = %run.name, "failing tests are in tiers that get no comment");
-        return Ok(());
-    }
-    let mut section = comment::section(&run.name, &run.head_sha, &rows, file_error.as_deref());
-    if truncated {
-        section = comment::with_truncation_note(section, LOG_CAP);
-    }
     for pr in prs {
+        let sessions =
+            auto_rerun(svc, inst, repo, pr, &run.head_sha, &report, &file, &config).await?;
+        let mut pr_rows = rows.clone();
+        for r in &mut pr_rows {
+            if let Some((_, id, comment_id)) = sessions
+                .iter()
+                .rev()
+                .find(|(test, _, _)| rerun::same_test(test, &r.id))
+            {
+                let anchor = comment_id.map(|c| format!("#issuecomment-{c}"));
+                r.session = Some(rerun::comment::pointer(anchor.as_deref(), id));
+            }
+        }
+        if pr_rows.is_empty() {
+            tracing::info!(check = %run.name, "failing tests are in tiers that get no comment");
+            continue;
+        }
+        let mut section =
+            comment::section(&run.name, &run.head_sha, &pr_rows, file_error.as_deref());
+        if truncated {
+            section = comment::with_truncation_note(section, LOG_CAP);
+        }
         let existing = reliability_comment(svc, inst, repo, pr).await?;
         let body = comment::compose(
             existing.as_ref().map(|c| c.body.as_str()),
             &run.name,
-            section.clone(),
+            section,
         );
         match existing {
             Some(c) if c.body == body => {}
@@ -169,6 +185,72 @@ pub async fn on_failed_check(
         }
     }
     Ok(())
+}
+
+/// Most sessions one failing check starts by itself.
+const MAX_AUTO_SESSIONS: usize = 5;
+
+/// Starts a rerun session for each failing test whose standing is in `rerun.auto` (once per
+/// test and head SHA), then answers the PR's sessions: (test, session, comment id).
+#[allow(clippy::too_many_arguments)]
+async fn auto_rerun(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    pr: u64,
+    head_sha: &str,
+    report: &crate::core::failures::Report,
+    file: &ReliabilityFile,
+    config: &crate::core::config::RepoConfig,
+) -> Result<Vec<(String, String, Option<u64>)>, JobError> {
+    let candidates: Vec<(String, Standing)> = report
+        .failed
+        .iter()
+        .filter_map(|t| {
+            let entry = file.find(t.package.as_deref(), &t.name);
+            let standing = Standing::of(entry.map(|e| e.tier));
+            config.rerun.auto.contains(&standing).then(|| {
+                (
+                    entry.map(|e| e.id.clone()).unwrap_or_else(|| t.id()),
+                    standing,
+                )
+            })
+        })
+        .take(MAX_AUTO_SESSIONS)
+        .collect();
+    if !candidates.is_empty() {
+        let live = svc.github.pull_request(inst, repo, pr).await.map_err(gh)?;
+        if live.head_sha != head_sha {
+            tracing::info!(
+                pr,
+                "the failing check is of an older head; no rerun started"
+            );
+        } else {
+            for (test, standing) in candidates {
+                let start = super::rerun::Start {
+                    inst,
+                    repo,
+                    pr,
+                    head_sha,
+                    base_ref: &live.base_ref,
+                    test: &test,
+                    runs: config.rerun.runs,
+                    trigger: super::rerun::StartedBy::Auto(standing),
+                    session: rerun::session_id(&format!("{repo}#{pr}:auto:{test}@{head_sha}")),
+                };
+                if let super::rerun::Started::NoWorkflow(why) =
+                    super::rerun::start(svc, config, start).await?
+                {
+                    tracing::info!(%repo, pr, why, "no automatic rerun");
+                    break;
+                }
+            }
+        }
+    }
+    svc.store
+        .pr_sessions(&repo.to_string(), pr)
+        .await
+        .map_err(store_err)
 }
 
 /// Most bytes of one job log read (a log is streamed through the parser; memory stays flat).

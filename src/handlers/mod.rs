@@ -7,7 +7,10 @@ mod commands;
 pub mod context;
 pub mod events;
 mod failures;
+mod history;
 mod pull_request;
+mod rerun;
+mod workflow_run;
 
 pub use context::Services;
 use events::{Action, Event, PullRequestAction, Repository};
@@ -86,6 +89,13 @@ impl Dispatcher {
                 pull_request::evaluate(svc, *installation, &name, *number).await
             }
             Task::CatchUp => catch_up::run(svc).await,
+            Task::RerunTimeout { session } => rerun::on_timeout(svc, session).await,
+            Task::HistorySchedule => history::schedule(svc).await,
+            Task::HistoryPublish {
+                installation,
+                repo,
+                due_ms,
+            } => history::publish(svc, *installation, repo, *due_ms).await,
         }
     }
 
@@ -146,6 +156,10 @@ impl Dispatcher {
                     .map_err(context::store_err)?;
                 tracing::info!(installation = ev.installation.id, action = ?ev.action, "installation recorded");
                 Ok(())
+            }
+            Event::WorkflowRun(ev) => {
+                let (repo, inst) = target(&ev.repository, ev.installation.as_ref())?;
+                workflow_run::on_workflow_run(svc, inst, &repo, &ev).await
             }
             Event::Other(other) => {
                 tracing::debug!(event = other, "no handler for this event");

@@ -4,6 +4,7 @@
 pub mod publish;
 pub mod reports;
 pub mod sources;
+pub mod tokens;
 
 use std::io::BufRead;
 
@@ -205,11 +206,15 @@ pub async fn remember_changes(store: &Store, repo: &str, built: &Built) -> anyho
         .changes
         .iter()
         .map(|c| {
-            let total = windows
-                .iter()
-                .find(|(id, _)| *id == &c.id || id.ends_with(&format!("/{}", c.id)))
-                .map(|(_, t)| *t)
-                .unwrap_or(0);
+            // The entry's id, or a recorded id it is a path-suffix of (rare: scanned).
+            let total = windows.get(&c.id).copied().unwrap_or_else(|| {
+                let tail = format!("/{}", c.id);
+                windows
+                    .iter()
+                    .find(|(id, _)| id.ends_with(&tail))
+                    .map(|(_, t)| *t)
+                    .unwrap_or(0)
+            });
             (c.id.clone(), c.to.as_str().to_string(), total)
         })
         .collect();

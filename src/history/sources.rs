@@ -107,6 +107,99 @@ pub async fn run_results(
     Ok((results, source))
 }
 
+/// Largest zip entry of a rerun's report read into memory (reports of one test are small).
+const RERUN_ENTRY_CAP: u64 = 64 * 1024 * 1024;
+
+/// A rerun run's results, each test with its pass and failure counts (a `-count=20` report is
+/// twenty runs of one test), and the seeds its reports printed.
+pub async fn rerun_results(
+    gh: &GitHub,
+    inst: i64,
+    repo: &RepoName,
+    run: u64,
+    patterns: &GlobSet,
+) -> Result<(Vec<crate::core::failures::TestResult>, Vec<String>), GitHubError> {
+    let artifacts: Vec<_> = gh
+        .run_artifacts(inst, repo, run)
+        .await?
+        .into_iter()
+        .filter(|a| !a.expired && patterns.is_match(&a.name))
+        .take(MAX_ARTIFACTS)
+        .collect();
+    let mut tests = Vec::new();
+    let mut seeds = Vec::new();
+    if artifacts.is_empty() {
+        for job in gh
+            .run_jobs(inst, repo, run)
+            .await?
+            .into_iter()
+            .take(MAX_JOBS)
+        {
+            match log_results(gh, inst, repo, job.id).await {
+                Ok(r) => tests.extend(r.tests),
+                Err(e) => {
+                    tracing::warn!(job = job.id, error = %e, "a rerun job log could not be read")
+                }
+            }
+        }
+        return Ok((tests, seeds));
+    }
+    for a in artifacts {
+        let zip = download_to_temp(gh, inst, repo, a.id).await?;
+        let read = tokio::task::spawn_blocking(move || read_rerun_zip(zip))
+            .await
+            .map_err(|e| GitHubError::Decode {
+                path: "artifact".into(),
+                message: e.to_string(),
+            })?;
+        match read {
+            Ok((t, s)) => {
+                tests.extend(t);
+                for seed in s {
+                    if !seeds.contains(&seed) && seeds.len() < 20 {
+                        seeds.push(seed);
+                    }
+                }
+            }
+            Err(e) => {
+                tracing::warn!(artifact = %a.name, error = %e, "a rerun artifact could not be read")
+            }
+        }
+    }
+    Ok((tests, seeds))
+}
+
+/// Every test of every report in a rerun's zip, with the seeds the reports print.
+pub fn read_rerun_zip<R: std::io::Read + std::io::Seek>(
+    file: R,
+) -> Result<(Vec<crate::core::failures::TestResult>, Vec<String>), String> {
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| format!("not a zip: {e}"))?;
+    let mut tests = Vec::new();
+    let mut seeds = Vec::new();
+    for i in 0..zip.len().min(MAX_ENTRIES) {
+        let Ok(entry) = zip.by_index(i) else {
+            continue;
+        };
+        if entry.is_dir() {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        if entry.take(RERUN_ENTRY_CAP).read_to_end(&mut bytes).is_err() {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        for s in crate::core::rerun::seeds_in(&text, 20) {
+            if !seeds.contains(&s) {
+                seeds.push(s);
+            }
+        }
+        if let Ok(r) = read_report(BufReader::new(bytes.as_slice()), ReportFormat::Auto) {
+            tests.extend(r.tests);
+        }
+    }
+    Ok((tests, seeds))
+}
+
 /// Streams one job log through the results parser (on a blocking thread).
 async fn log_results(
     gh: &GitHub,

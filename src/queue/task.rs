@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::delivery::pr_serial_key;
+use crate::core::delivery::{history_serial_key, pr_serial_key};
 
 /// Typed work.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,6 +18,16 @@ pub enum Task {
     /// One catch-up pass: ask GitHub to redeliver failed webhooks this service never stored, and
     /// enqueue an evaluation for each open PR whose head has no `repro-gate` check run.
     CatchUp,
+    /// A rerun session's time is up (queued when it starts, to run at its timeout).
+    RerunTimeout { session: String },
+    /// Find the repositories whose `history.schedule` came due and queue their publish.
+    HistorySchedule,
+    /// Recompute and propose one repository's reliability file, for the schedule slot `due_ms`.
+    HistoryPublish {
+        installation: i64,
+        repo: String,
+        due_ms: i64,
+    },
 }
 
 impl Task {
@@ -26,6 +36,9 @@ impl Task {
         match self {
             Task::EvaluatePr { .. } => "evaluate_pr",
             Task::CatchUp => "catch_up",
+            Task::RerunTimeout { .. } => "rerun_timeout",
+            Task::HistorySchedule => "history_schedule",
+            Task::HistoryPublish { .. } => "history_publish",
         }
     }
 
@@ -34,6 +47,9 @@ impl Task {
         match self {
             Task::EvaluatePr { repo, number, .. } => pr_serial_key(repo, *number),
             Task::CatchUp => "catch-up".into(),
+            Task::RerunTimeout { session } => crate::core::rerun::serial_key(session),
+            Task::HistorySchedule => "history-schedule".into(),
+            Task::HistoryPublish { repo, .. } => history_serial_key(repo),
         }
     }
 }
@@ -51,6 +67,15 @@ mod tests {
                 number: 3,
             },
             Task::CatchUp,
+            Task::RerunTimeout {
+                session: "rr-1".into(),
+            },
+            Task::HistorySchedule,
+            Task::HistoryPublish {
+                installation: 7,
+                repo: "o/r".into(),
+                due_ms: 1,
+            },
         ] {
             let json = serde_json::to_string(&t).unwrap();
             assert!(json.contains(t.kind()), "{json}");

@@ -5,6 +5,7 @@ mod env_file;
 mod error;
 mod health;
 pub mod listen;
+pub mod results;
 pub mod setup;
 pub mod signature;
 mod webhook;
@@ -57,6 +58,10 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/api/github/webhooks",
             post(webhook::receive).layer(DefaultBodyLimit::max(MAX_WEBHOOK_BYTES)),
+        )
+        .route(
+            "/api/v1/results",
+            post(results::upload).layer(DefaultBodyLimit::disable()),
         )
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))

@@ -128,10 +128,10 @@ impl FromRequest<AppState> for VerifiedDelivery {
 }
 
 /// Most bytes read and dropped from a refused request, so its client sees the answer.
-const DRAIN_LIMIT: usize = 32 * 1024 * 1024;
+pub(super) const DRAIN_LIMIT: usize = 32 * 1024 * 1024;
 
 /// Reads and drops up to `limit` bytes of a body (memory stays one frame).
-async fn drain(req: Request, limit: usize) {
+pub(super) async fn drain(req: Request, limit: usize) {
     use http_body_util::BodyExt as _;
     let mut body = req.into_body();
     let mut seen = 0usize;

@@ -197,6 +197,13 @@ impl Store {
         Ok(rows)
     }
 
+    /// One test's window, by its exact id.
+    pub async fn test_window(&self, repo: &str, test: &str) -> anyhow::Result<Option<Window>> {
+        const SQL: &str = "SELECT win FROM history_tests WHERE repository = $1 AND test = $2";
+        let w = on_pool!(self, pool => sqlx::query_scalar::<_, Vec<u8>>(SQL).bind(repo).bind(test).fetch_optional(pool).await?);
+        Ok(w.map(|b| Window::decode(&b)))
+    }
+
     /// The tier changes proposed for a repository: test → (tier, run count then).
     pub async fn proposed_changes(
         &self,
@@ -211,14 +218,16 @@ impl Store {
         Ok(rows)
     }
 
-    /// Remembers proposed tier changes (the newest per test).
+    /// Remembers proposed tier changes (the newest per test). Proposing the same tier again
+    /// keeps the run count of its first proposal (a full window counts from there).
     pub async fn propose_changes(
         &self,
         repo: &str,
         changes: &[(String, String, u64)],
     ) -> anyhow::Result<()> {
         const SQL: &str = "INSERT INTO history_changes (repository, test, tier, at_total) VALUES ($1, $2, $3, $4) \
-            ON CONFLICT (repository, test) DO UPDATE SET tier = EXCLUDED.tier, at_total = EXCLUDED.at_total";
+            ON CONFLICT (repository, test) DO UPDATE SET tier = EXCLUDED.tier, at_total = EXCLUDED.at_total \
+            WHERE history_changes.tier <> EXCLUDED.tier";
         for (test, tier, total) in changes {
             let total = i64::try_from(*total).unwrap_or(i64::MAX);
             on_pool!(self, pool => sqlx::query(SQL).bind(repo).bind(test).bind(tier).bind(total).execute(pool).await.map(|_| ())?);

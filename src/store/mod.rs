@@ -44,12 +44,14 @@ mod jobs;
 mod payload;
 mod postgres;
 mod records;
+mod rerun;
 mod sqlite;
 mod types;
 
 pub use history::{NewRun, Recorded, TokenRow};
 pub use payload::StoredPayload;
 pub use records::{AuditRow, WaiverRow, ms_to_rfc3339};
+pub use rerun::{NewSession, SessionRow, SideRow};
 
 pub use types::{ClaimedJob, InsertOutcome, JobCounts, JobRow, JobState, NewDelivery, NewJob};
 

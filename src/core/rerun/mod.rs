@@ -1,0 +1,264 @@
+//! The retry protocol (§10), pure: sessions and their run titles, the statistics of two rerun
+//! counts, the verdict, and the comment that says it.
+
+pub mod comment;
+pub mod stats;
+pub mod verdict;
+
+use serde::{Deserialize, Serialize};
+
+/// Which commit a side of a session reruns the test on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// The PR's head.
+    Branch,
+    /// The merge base of the PR's head and its base branch.
+    Base,
+}
+
+impl Side {
+    pub const BOTH: [Side; 2] = [Side::Branch, Side::Base];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Branch => "branch",
+            Side::Base => "base",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Side> {
+        match s {
+            "branch" => Some(Side::Branch),
+            "base" => Some(Side::Base),
+            _ => None,
+        }
+    }
+}
+
+/// What every rerun run's title starts with.
+pub const TITLE_PREFIX: &str = "repro-gate rerun ";
+
+/// A session id: 1 to 64 ASCII letters, digits, `-` or `_` (it travels in a run title, a
+/// workflow input and an HTML comment).
+pub fn valid_session(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// A session id from a stable seed (the command's comment, or the test and head of an automatic
+/// start): the same trigger retried gives the same session.
+pub fn session_id(seed: &str) -> String {
+    use sha2::{Digest as _, Sha256};
+    let digest = Sha256::digest(seed.as_bytes());
+    format!("rr-{}", hex::encode(&digest[..6]))
+}
+
+/// The run title the workflow gives each side (`run-name`).
+pub fn title(session: &str, side: Side) -> String {
+    format!("{TITLE_PREFIX}{session} {}", side.as_str())
+}
+
+/// The session and side of a run titled `repro-gate rerun <session> <side>`.
+pub fn parse_title(title: &str) -> Option<(&str, Side)> {
+    let rest = title.trim().strip_prefix(TITLE_PREFIX)?;
+    let mut words = rest.split_whitespace();
+    let session = words.next()?;
+    let side = Side::parse(words.next()?)?;
+    (valid_session(session) && words.next().is_none()).then_some((session, side))
+}
+
+/// A session's jobs (its runs' completions and its timeout) run one at a time.
+pub fn serial_key(session: &str) -> String {
+    format!("rerun:{session}")
+}
+
+/// The marker of a session's one comment.
+pub fn marker(session: &str) -> String {
+    format!("<!-- repro-gate:rerun:{session} -->")
+}
+
+/// Whether a result id is the test a session reruns: the same id, or the same name with the
+/// session's package a path-suffix of the result's (Go import paths carry the module prefix),
+/// or the same name when either side names no package.
+pub fn same_test(wanted: &str, got: &str) -> bool {
+    if wanted == got {
+        return true;
+    }
+    let (wp, wn) = crate::core::reliability::split_id(wanted);
+    let (gp, gn) = crate::core::reliability::split_id(got);
+    if wn != gn {
+        return false;
+    }
+    match (wp, gp) {
+        (Some(w), Some(g)) => {
+            g == w || g.ends_with(&format!("/{w}")) || w.ends_with(&format!("/{g}"))
+        }
+        _ => true,
+    }
+}
+
+/// The inputs a workflow's `workflow_dispatch` trigger declares, read from its YAML by
+/// indentation (a workflow file is block YAML; this needs no full parse). `None` when the file
+/// has no `workflow_dispatch` trigger.
+pub fn dispatch_inputs(workflow: &str) -> Option<Vec<String>> {
+    fn indent(l: &str) -> usize {
+        l.len() - l.trim_start().len()
+    }
+    fn key(l: &str) -> Option<&str> {
+        let t = l.trim();
+        let k = t
+            .strip_suffix(':')
+            .or_else(|| t.split_once(": ").map(|(k, _)| k))?;
+        let k = k.trim_matches(|c| c == '"' || c == '\'');
+        (!k.is_empty() && !k.starts_with('#') && !k.starts_with('-')).then_some(k)
+    }
+    let lines: Vec<&str> = workflow
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .collect();
+    let at = lines.iter().position(|l| {
+        let t = l.trim();
+        t == "workflow_dispatch:"
+            || t.starts_with("workflow_dispatch: ")
+            || t == "on: workflow_dispatch"
+            || (t.starts_with("on: [") && t.contains("workflow_dispatch"))
+            || t == "- workflow_dispatch"
+    })?;
+    let base = indent(lines[at]);
+    let mut inputs = Vec::new();
+    let mut i = at + 1;
+    while i < lines.len() && indent(lines[i]) > base {
+        if key(lines[i]) == Some("inputs") {
+            let level = indent(lines[i]);
+            let mut child: Option<usize> = None;
+            i += 1;
+            while i < lines.len() && indent(lines[i]) > level {
+                let d = indent(lines[i]);
+                if child.is_none() {
+                    child = Some(d);
+                }
+                if Some(d) == child
+                    && let Some(k) = key(lines[i])
+                {
+                    inputs.push(k.to_string());
+                }
+                i += 1;
+            }
+            break;
+        }
+        i += 1;
+    }
+    Some(inputs)
+}
+
+/// Seeds a runner printed (`seed: 42`, `--seed=42`, `SEED=0x5eed`, `random seed 42`,
+/// Hypothesis' `@seed(…)`), distinct, at most `max`, each at most 64 characters. Linear.
+pub fn seeds_in(text: &str, max: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if out.len() >= max {
+            break;
+        }
+        let lower = line.to_ascii_lowercase();
+        let mut from = 0;
+        while let Some(i) = lower[from..].find("seed") {
+            let at = from + i + 4;
+            from = at;
+            let rest = &line[at..];
+            let value: String = rest
+                .trim_start_matches(|c: char| c.is_ascii_alphabetic() && c != 'x')
+                .trim_start_matches([' ', '=', ':', '(', '"', '\''])
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .take(64)
+                .collect();
+            let numeric = value.starts_with("0x") && value.len() > 2
+                || (!value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()));
+            if numeric && !out.contains(&value) {
+                out.push(value);
+                if out.len() >= max {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_round_trip_and_nothing_else_parses() {
+        let t = title("rr-0a1b2c", Side::Base);
+        assert_eq!(t, "repro-gate rerun rr-0a1b2c base");
+        assert_eq!(parse_title(&t), Some(("rr-0a1b2c", Side::Base)));
+        assert_eq!(
+            parse_title("repro-gate rerun s1 branch"),
+            Some(("s1", Side::Branch))
+        );
+        for bad in [
+            "CI",
+            "repro-gate rerun",
+            "repro-gate rerun s1",
+            "repro-gate rerun s1 head",
+            "repro-gate rerun s1 base extra",
+            "repro-gate rerun $(x) base",
+            "repro-gate rerun <!--x--> branch",
+        ] {
+            assert_eq!(parse_title(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn session_ids_are_stable_and_valid() {
+        let a = session_id("o/r#1:comment:99");
+        assert_eq!(a, session_id("o/r#1:comment:99"));
+        assert_ne!(a, session_id("o/r#1:comment:100"));
+        assert!(valid_session(&a) && a.len() == 15, "{a}");
+        assert!(!valid_session("") && !valid_session("a b") && !valid_session(&"x".repeat(65)));
+    }
+
+    #[test]
+    fn the_test_is_found_with_or_without_the_module_prefix() {
+        let w = "services/billing/integration::TestInvoiceRetryIdempotent";
+        assert!(same_test(w, w));
+        assert!(same_test(
+            w,
+            "example.com/acme/services/billing/integration::TestInvoiceRetryIdempotent"
+        ));
+        assert!(same_test(w, "TestInvoiceRetryIdempotent"));
+        assert!(!same_test(w, "services/billing/integration::TestOther"));
+        assert!(!same_test(w, "services/other::TestInvoiceRetryIdempotent"));
+    }
+
+    #[test]
+    fn a_workflows_dispatch_inputs_are_read() {
+        let wf = "name: x\non:\n  workflow_dispatch:\n    inputs:\n      sha:\n        required: true\n      test:\n        type: string\n      runs:\n        type: number\n      session: {required: true}\n      side:\n        required: false\n  push:\njobs:\n  a:\n    runs-on: x\n";
+        assert_eq!(
+            dispatch_inputs(wf).unwrap(),
+            ["sha", "test", "runs", "session", "side"]
+        );
+        assert_eq!(
+            dispatch_inputs("on:\n  workflow_dispatch:\njobs: {}\n").unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(dispatch_inputs("on: [push]\n"), None);
+        assert_eq!(
+            dispatch_inputs(include_str!("../../../deploy/repro-gate-rerun.yml")).unwrap(),
+            ["sha", "test", "runs", "session", "side", "runner"]
+        );
+    }
+
+    #[test]
+    fn printed_seeds_are_collected_once() {
+        let log = "random seed: 1234\n--seed=99 and SEED=0x5eed\nseed 1234 again\nseedless line\nHypothesis: @seed(424242)\n";
+        assert_eq!(seeds_in(log, 10), ["1234", "99", "0x5eed", "424242"]);
+        assert_eq!(seeds_in(log, 2), ["1234", "99"]);
+        assert!(seeds_in("no seeds; seeding done; seed: abc", 10).is_empty());
+    }
+}

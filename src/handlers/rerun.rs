@@ -1,0 +1,429 @@
+//! Rerun sessions (§10): start one (by command or by itself), dispatch the workflow for the PR's
+//! head and its merge base, keep the session's one comment, finish it when both runs complete,
+//! and end it at its timeout. A session is durable: its row says what was done, so a retried or
+//! restarted job carries on where it stopped.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::core::config::RepoConfig;
+use crate::core::rerun::comment::{SessionView, SideState, SideView, Trigger, render};
+use crate::core::rerun::verdict::Count;
+use crate::core::rerun::{self, Side};
+use crate::core::tier::Standing;
+use crate::github::GitHubError;
+use crate::github::types::RepoName;
+use crate::queue::Task;
+use crate::store::{NewSession, SessionRow};
+
+use super::JobError;
+use super::context::{Services, gh, store_err};
+use super::events::WorkflowRun;
+
+/// What starts a session.
+#[derive(Clone, Debug)]
+pub struct Start<'a> {
+    pub inst: i64,
+    pub repo: &'a RepoName,
+    pub pr: u64,
+    pub head_sha: &'a str,
+    pub base_ref: &'a str,
+    pub test: &'a str,
+    pub runs: u32,
+    /// `command` with the login, or `auto` with the test's standing.
+    pub trigger: StartedBy<'a>,
+    /// Stable per trigger: the same trigger retried is the same session.
+    pub session: String,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum StartedBy<'a> {
+    Command(&'a str),
+    Auto(Standing),
+}
+
+/// How a start went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Started {
+    New(String),
+    /// This trigger started the session before.
+    Existing(String),
+    /// The workflow is not on the default branch, or has no `workflow_dispatch` trigger.
+    NoWorkflow(String),
+}
+
+fn standing_name(s: Standing) -> &'static str {
+    match s {
+        Standing::Trusted => "trusted",
+        Standing::Probation => "probation",
+        Standing::Quarantined => "quarantined",
+        Standing::Unlisted => "unlisted",
+    }
+}
+
+fn standing_named(s: &str) -> Standing {
+    match s {
+        "trusted" => Standing::Trusted,
+        "probation" => Standing::Probation,
+        "quarantined" => Standing::Quarantined,
+        _ => Standing::Unlisted,
+    }
+}
+
+/// Starts (or carries on) a session.
+pub async fn start(svc: &Services, config: &RepoConfig, s: Start<'_>) -> Result<Started, JobError> {
+    if let Some(existing) = svc.store.session(&s.session).await.map_err(store_err)? {
+        drive(svc, &existing).await?;
+        return Ok(Started::Existing(existing.id));
+    }
+    let workflow = &config.rerun.workflow;
+    let default = svc.default_branch(s.inst, s.repo).await?;
+    let text = svc
+        .github
+        .workflow_text(s.inst, s.repo, workflow, &default)
+        .await
+        .map_err(gh)?;
+    let Some(inputs) = text.as_deref().and_then(rerun::dispatch_inputs) else {
+        return Ok(Started::NoWorkflow(format!(
+            "the rerun workflow `.github/workflows/{workflow}` is not on `{default}` (or has no `workflow_dispatch` trigger): copy `deploy/repro-gate-rerun.yml` from repro-gate, or set `rerun.workflow` in `.github/repro-gate.yml`"
+        )));
+    };
+    let base_sha = svc
+        .github
+        .merge_base(s.inst, s.repo, s.base_ref, s.head_sha)
+        .await
+        .map_err(gh)?;
+    let history = svc
+        .store
+        .test_window(&s.repo.to_string(), s.test)
+        .await
+        .map_err(store_err)?
+        .map(|w| {
+            let (runs, failures) = w.counts(w.len());
+            (failures, runs)
+        });
+    let now = svc.clock.now_ms();
+    let timeout_ms = i64::from(config.rerun.timeout_minutes) * 60_000;
+    let (kind, detail) = match s.trigger {
+        StartedBy::Command(login) => ("command", login.to_string()),
+        StartedBy::Auto(st) => ("auto", standing_name(st).to_string()),
+    };
+    let created = svc
+        .store
+        .create_session(&NewSession {
+            id: &s.session,
+            repository: &s.repo.to_string(),
+            installation_id: s.inst,
+            pr_number: s.pr,
+            test: s.test,
+            runs: s.runs,
+            workflow,
+            trigger_kind: kind,
+            trigger_detail: &detail,
+            head_sha: s.head_sha,
+            base_sha: &base_sha,
+            history,
+            now_ms: now,
+            deadline_ms: now + timeout_ms,
+        })
+        .await
+        .map_err(store_err)?;
+    let row = svc
+        .store
+        .session(&s.session)
+        .await
+        .map_err(store_err)?
+        .ok_or_else(|| JobError::Transient(anyhow::anyhow!("session {} vanished", s.session)))?;
+    // The timeout is queued before anything is dispatched: a session always ends.
+    svc.queue
+        .submit(
+            &Task::RerunTimeout {
+                session: s.session.clone(),
+            },
+            Some(format!("rerun-timeout:{}", s.session)),
+            Duration::from_millis(u64::try_from(timeout_ms).unwrap_or(0)),
+        )
+        .await
+        .map_err(store_err)?;
+    let with_side = inputs.iter().any(|i| i == "side");
+    dispatch_sides(svc, &row, with_side, &default).await?;
+    let row = svc
+        .store
+        .session(&s.session)
+        .await
+        .map_err(store_err)?
+        .unwrap_or(row);
+    refresh(svc, &row, None).await?;
+    Ok(if created {
+        Started::New(s.session)
+    } else {
+        Started::Existing(s.session)
+    })
+}
+
+/// Carries a session on after an interruption: sides not yet dispatched are, the comment is
+/// brought up to date.
+async fn drive(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
+    if row.state == "running"
+        && row
+            .sides
+            .iter()
+            .any(|s| !s.dispatched && s.dispatch_error.is_none())
+    {
+        let repo = repo_of(row)?;
+        let default = svc.default_branch(row.installation_id, &repo).await?;
+        let text = svc
+            .github
+            .workflow_text(row.installation_id, &repo, &row.workflow, &default)
+            .await
+            .map_err(gh)?;
+        let with_side = text
+            .as_deref()
+            .and_then(rerun::dispatch_inputs)
+            .is_some_and(|i| i.iter().any(|x| x == "side"));
+        dispatch_sides(svc, row, with_side, &default).await?;
+    }
+    let row = svc
+        .store
+        .session(&row.id)
+        .await
+        .map_err(store_err)?
+        .unwrap_or_else(|| row.clone());
+    refresh(svc, &row, None).await
+}
+
+fn repo_of(row: &SessionRow) -> Result<RepoName, JobError> {
+    RepoName::parse(&row.repository).ok_or_else(|| {
+        JobError::Permanent(anyhow::anyhow!(
+            "session {} names repository {:?}",
+            row.id,
+            row.repository
+        ))
+    })
+}
+
+/// Dispatches each side not dispatched yet. A refusal (4xx) is recorded on the side; a fault
+/// (5xx, timeout) retries the job, which carries on from the sides already dispatched.
+async fn dispatch_sides(
+    svc: &Services,
+    row: &SessionRow,
+    with_side: bool,
+    default: &str,
+) -> Result<(), JobError> {
+    let repo = repo_of(row)?;
+    for side in &row.sides {
+        if side.dispatched || side.dispatch_error.is_some() {
+            continue;
+        }
+        let mut inputs = json!({
+            "sha": side.sha,
+            "test": row.test,
+            "runs": row.runs,
+            "session": row.id,
+        });
+        if with_side {
+            inputs["side"] = json!(side.side);
+        }
+        let done = svc
+            .github
+            .dispatch_workflow(row.installation_id, &repo, &row.workflow, default, &inputs)
+            .await;
+        let error = match done {
+            Ok(()) => None,
+            Err(
+                e @ (GitHubError::NotFound { .. }
+                | GitHubError::Unprocessable { .. }
+                | GitHubError::Forbidden { .. }),
+            ) if !e.is_transient() => {
+                tracing::warn!(session = %row.id, side = %side.side, error = %e, "the rerun workflow refused the dispatch");
+                Some(e.to_string())
+            }
+            Err(e) => return Err(gh(e)),
+        };
+        svc.store
+            .side_dispatched(&row.id, &side.side, error.as_deref(), svc.clock.now_ms())
+            .await
+            .map_err(store_err)?;
+    }
+    Ok(())
+}
+
+/// Renders the session's comment and writes it (creates it the first time).
+async fn refresh(
+    svc: &Services,
+    row: &SessionRow,
+    timed_out_after: Option<u32>,
+) -> Result<(), JobError> {
+    let repo = repo_of(row)?;
+    let trigger = match row.trigger_kind.as_str() {
+        "command" => Trigger::Command(&row.trigger_detail),
+        _ => Trigger::Auto(standing_named(&row.trigger_detail)),
+    };
+    let side_view = |which: Side| {
+        let s = row.sides.iter().find(|s| s.side == which.as_str());
+        SideView {
+            sha: s.map(|s| s.sha.as_str()).unwrap_or(""),
+            state: match s {
+                Some(s) if s.count.is_some() => {
+                    let (failures, runs) = s.count.unwrap_or_default();
+                    SideState::Done {
+                        count: Count { failures, runs },
+                        run_url: s.run_url.as_deref(),
+                        seeds: &s.seeds,
+                    }
+                }
+                Some(s) if s.dispatch_error.is_some() => {
+                    SideState::NotStarted(s.dispatch_error.as_deref().unwrap_or(""))
+                }
+                _ => SideState::Running,
+            },
+        }
+    };
+    let timed_out_after =
+        timed_out_after.or_else(|| (row.state == "timed_out").then(|| row.timeout_minutes()));
+    let view = SessionView {
+        session: &row.id,
+        test: &row.test,
+        runs: row.runs,
+        workflow: &row.workflow,
+        trigger,
+        branch: side_view(Side::Branch),
+        base: side_view(Side::Base),
+        history: row.history.map(|(f, n)| Count {
+            failures: u32::try_from(f).unwrap_or(u32::MAX),
+            runs: u32::try_from(n).unwrap_or(u32::MAX),
+        }),
+        timed_out_after,
+    };
+    let body = render(&view);
+    match row.comment_id {
+        Some(id) => svc
+            .github
+            .update_comment(row.installation_id, &repo, id, &body)
+            .await
+            .map_err(gh)?,
+        None => {
+            // Found by its marker if an earlier attempt posted it and stopped before noting it.
+            let id = svc
+                .github
+                .upsert_marked_comment(
+                    row.installation_id,
+                    &repo,
+                    row.pr_number,
+                    &rerun::marker(&row.id),
+                    &body,
+                )
+                .await
+                .map_err(gh)?;
+            svc.store
+                .set_session_comment(&row.id, id)
+                .await
+                .map_err(store_err)?;
+        }
+    }
+    Ok(())
+}
+
+/// One side's run completed: count the test's results, update the comment, finish the session
+/// when both are in.
+pub async fn on_side_completed(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    run: &WorkflowRun,
+    session: &str,
+    side: Side,
+) -> Result<(), JobError> {
+    let Some(row) = svc.store.session(session).await.map_err(store_err)? else {
+        tracing::info!(
+            session,
+            run = run.id,
+            "a rerun run of a session this service does not know"
+        );
+        return Ok(());
+    };
+    if row.repository != repo.to_string() || row.installation_id != inst {
+        tracing::warn!(
+            session,
+            run = run.id,
+            "a rerun run from another repository; ignored"
+        );
+        return Ok(());
+    }
+    let known = row.sides.iter().find(|s| s.side == side.as_str());
+    if known.is_none_or(|s| s.count.is_some()) {
+        return Ok(());
+    }
+    let (config, _) = svc.repo_config(inst, repo).await?;
+    let mut patterns = config.history.artifacts.clone();
+    patterns.push("repro-gate-rerun*".into());
+    let globs = crate::history::sources::artifact_globs(&patterns);
+    let (results, seeds) =
+        crate::history::sources::rerun_results(&svc.github, inst, repo, run.id, &globs)
+            .await
+            .map_err(gh)?;
+    let mut count = Count::default();
+    for r in results
+        .iter()
+        .filter(|r| rerun::same_test(&row.test, &r.test.id()))
+    {
+        count.failures += r.failures;
+        count.runs += r.failures + r.passes;
+    }
+    let run_id = i64::try_from(run.id).unwrap_or(i64::MAX);
+    let fresh = svc
+        .store
+        .side_done(
+            session,
+            side.as_str(),
+            run_id,
+            run.html_url.as_deref(),
+            (count.failures, count.runs),
+            &seeds,
+            svc.clock.now_ms(),
+        )
+        .await
+        .map_err(store_err)?;
+    if !fresh {
+        return Ok(());
+    }
+    let mut row = svc
+        .store
+        .session(session)
+        .await
+        .map_err(store_err)?
+        .unwrap_or(row);
+    if row.sides.iter().all(|s| s.count.is_some()) {
+        svc.store
+            .set_session_state(session, "finished")
+            .await
+            .map_err(store_err)?;
+        row.state = "finished".into();
+    }
+    tracing::info!(
+        session,
+        side = side.as_str(),
+        failures = count.failures,
+        runs = count.runs,
+        "rerun side completed"
+    );
+    refresh(svc, &row, None).await
+}
+
+/// A session's time is up: if its runs have not both completed, its comment says so.
+pub async fn on_timeout(svc: &Services, session: &str) -> Result<(), JobError> {
+    let Some(row) = svc.store.session(session).await.map_err(store_err)? else {
+        return Ok(());
+    };
+    if row.state != "running" || row.sides.iter().all(|s| s.count.is_some()) {
+        return Ok(());
+    }
+    svc.store
+        .set_session_state(session, "timed_out")
+        .await
+        .map_err(store_err)?;
+    let minutes = row.timeout_minutes();
+    tracing::info!(session, minutes, "rerun session timed out");
+    refresh(svc, &row, Some(minutes)).await
+}

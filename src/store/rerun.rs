@@ -1,0 +1,213 @@
+//! Rerun sessions and their two sides.
+
+use sqlx::Row as _;
+
+use super::Store;
+
+/// A session to create.
+#[derive(Clone, Debug)]
+pub struct NewSession<'a> {
+    pub id: &'a str,
+    pub repository: &'a str,
+    pub installation_id: i64,
+    pub pr_number: u64,
+    pub test: &'a str,
+    pub runs: u32,
+    pub workflow: &'a str,
+    /// `command` or `auto`.
+    pub trigger_kind: &'a str,
+    /// The login (command) or the test's standing (auto).
+    pub trigger_detail: &'a str,
+    pub head_sha: &'a str,
+    pub base_sha: &'a str,
+    pub history: Option<(u64, u64)>,
+    pub now_ms: i64,
+    pub deadline_ms: i64,
+}
+
+/// One side as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SideRow {
+    pub side: String,
+    pub sha: String,
+    pub dispatched: bool,
+    pub dispatch_error: Option<String>,
+    pub run_id: Option<i64>,
+    pub run_url: Option<String>,
+    /// (failures, runs) once its run completed.
+    pub count: Option<(u32, u32)>,
+    pub seeds: Vec<String>,
+}
+
+/// A session as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionRow {
+    pub id: String,
+    pub repository: String,
+    pub installation_id: i64,
+    pub pr_number: u64,
+    pub test: String,
+    pub runs: u32,
+    pub workflow: String,
+    pub trigger_kind: String,
+    pub trigger_detail: String,
+    pub comment_id: Option<u64>,
+    /// `running`, `finished` or `timed_out`.
+    pub state: String,
+    pub history: Option<(u64, u64)>,
+    pub created_ms: i64,
+    pub deadline_ms: i64,
+    pub sides: Vec<SideRow>,
+}
+
+impl SessionRow {
+    /// The session's time limit in minutes.
+    pub fn timeout_minutes(&self) -> u32 {
+        u32::try_from((self.deadline_ms - self.created_ms).max(0) / 60_000).unwrap_or(u32::MAX)
+    }
+}
+
+fn u(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+fn small(v: i64) -> u32 {
+    u32::try_from(v).unwrap_or(0)
+}
+
+impl Store {
+    /// Creates a session with its two sides; false when a session with this id exists.
+    pub async fn create_session(&self, s: &NewSession<'_>) -> anyhow::Result<bool> {
+        const SESSION: &str = "INSERT INTO rerun_sessions (id, repository, installation_id, pr_number, test, runs, workflow, trigger_kind, trigger_detail, state, history_failures, history_runs, created_ms, deadline_ms) \
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11, $12, $13) ON CONFLICT DO NOTHING";
+        const SIDE: &str = "INSERT INTO rerun_sides (session, side, sha) VALUES ($1, $2, $3)";
+        let hf = s.history.map(|h| i64::try_from(h.0).unwrap_or(i64::MAX));
+        let hr = s.history.map(|h| i64::try_from(h.1).unwrap_or(i64::MAX));
+        let created = on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            let n = sqlx::query(SESSION)
+                .bind(s.id).bind(s.repository).bind(s.installation_id).bind(s.pr_number as i64)
+                .bind(s.test).bind(i64::from(s.runs)).bind(s.workflow).bind(s.trigger_kind)
+                .bind(s.trigger_detail).bind(hf).bind(hr).bind(s.now_ms).bind(s.deadline_ms)
+                .execute(&mut *tx).await?.rows_affected();
+            if n == 1 {
+                for (side, sha) in [("branch", s.head_sha), ("base", s.base_sha)] {
+                    sqlx::query(SIDE).bind(s.id).bind(side).bind(sha).execute(&mut *tx).await?;
+                }
+            }
+            tx.commit().await?;
+            n == 1
+        });
+        Ok(created)
+    }
+
+    /// A session with its sides.
+    pub async fn session(&self, id: &str) -> anyhow::Result<Option<SessionRow>> {
+        const SESSION: &str = "SELECT id, repository, installation_id, pr_number, test, runs, workflow, trigger_kind, trigger_detail, comment_id, state, history_failures, history_runs, created_ms, deadline_ms FROM rerun_sessions WHERE id = $1";
+        const SIDES: &str = "SELECT side, sha, dispatched_ms, dispatch_error, run_id, run_url, failures, runs, seeds FROM rerun_sides WHERE session = $1 ORDER BY side DESC";
+        let row = on_pool!(self, pool => {
+            let Some(r) = sqlx::query(SESSION).bind(id).fetch_optional(pool).await? else {
+                return Ok(None);
+            };
+            let sides = sqlx::query(SIDES).bind(id).fetch_all(pool).await?;
+            let mut out = SessionRow {
+                id: r.try_get("id")?,
+                repository: r.try_get("repository")?,
+                installation_id: r.try_get("installation_id")?,
+                pr_number: u(r.try_get("pr_number")?),
+                test: r.try_get("test")?,
+                runs: small(r.try_get("runs")?),
+                workflow: r.try_get("workflow")?,
+                trigger_kind: r.try_get("trigger_kind")?,
+                trigger_detail: r.try_get("trigger_detail")?,
+                comment_id: r.try_get::<Option<i64>, _>("comment_id")?.map(u),
+                state: r.try_get("state")?,
+                history: match (r.try_get::<Option<i64>, _>("history_failures")?, r.try_get::<Option<i64>, _>("history_runs")?) {
+                    (Some(f), Some(n)) => Some((u(f), u(n))),
+                    _ => None,
+                },
+                created_ms: r.try_get("created_ms")?,
+                deadline_ms: r.try_get("deadline_ms")?,
+                sides: Vec::new(),
+            };
+            for s in sides {
+                let failures: Option<i64> = s.try_get("failures")?;
+                let runs: Option<i64> = s.try_get("runs")?;
+                let seeds: Option<String> = s.try_get("seeds")?;
+                out.sides.push(SideRow {
+                    side: s.try_get("side")?,
+                    sha: s.try_get("sha")?,
+                    dispatched: s.try_get::<Option<i64>, _>("dispatched_ms")?.is_some(),
+                    dispatch_error: s.try_get("dispatch_error")?,
+                    run_id: s.try_get("run_id")?,
+                    run_url: s.try_get("run_url")?,
+                    count: failures.zip(runs).map(|(f, n)| (small(f), small(n))),
+                    seeds: seeds.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default(),
+                });
+            }
+            out
+        });
+        Ok(Some(row))
+    }
+
+    pub async fn set_session_comment(&self, id: &str, comment_id: u64) -> anyhow::Result<()> {
+        const SQL: &str = "UPDATE rerun_sessions SET comment_id = $1 WHERE id = $2";
+        on_pool!(self, pool => sqlx::query(SQL).bind(comment_id as i64).bind(id).execute(pool).await.map(|_| ())?);
+        Ok(())
+    }
+
+    pub async fn set_session_state(&self, id: &str, state: &str) -> anyhow::Result<()> {
+        const SQL: &str = "UPDATE rerun_sessions SET state = $1 WHERE id = $2";
+        on_pool!(self, pool => sqlx::query(SQL).bind(state).bind(id).execute(pool).await.map(|_| ())?);
+        Ok(())
+    }
+
+    /// Records a side's dispatch: done, or refused with `error`.
+    pub async fn side_dispatched(
+        &self,
+        id: &str,
+        side: &str,
+        error: Option<&str>,
+        now_ms: i64,
+    ) -> anyhow::Result<()> {
+        const SQL: &str = "UPDATE rerun_sides SET dispatched_ms = $1, dispatch_error = $2 WHERE session = $3 AND side = $4";
+        let at = error.is_none().then_some(now_ms);
+        on_pool!(self, pool => sqlx::query(SQL).bind(at).bind(error).bind(id).bind(side).execute(pool).await.map(|_| ())?);
+        Ok(())
+    }
+
+    /// Records a side's completed run; false when it was recorded before.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn side_done(
+        &self,
+        id: &str,
+        side: &str,
+        run_id: i64,
+        run_url: Option<&str>,
+        count: (u32, u32),
+        seeds: &[String],
+        now_ms: i64,
+    ) -> anyhow::Result<bool> {
+        const SQL: &str = "UPDATE rerun_sides SET run_id = $1, run_url = $2, failures = $3, runs = $4, seeds = $5, done_ms = $6 \
+            WHERE session = $7 AND side = $8 AND done_ms IS NULL";
+        let seeds = serde_json::to_string(seeds)?;
+        let n = on_pool!(self, pool => sqlx::query(SQL).bind(run_id).bind(run_url).bind(i64::from(count.0)).bind(i64::from(count.1))
+            .bind(seeds).bind(now_ms).bind(id).bind(side).execute(pool).await?.rows_affected());
+        Ok(n == 1)
+    }
+
+    /// The sessions of a PR: (test, session id, comment id).
+    pub async fn pr_sessions(
+        &self,
+        repo: &str,
+        pr: u64,
+    ) -> anyhow::Result<Vec<(String, String, Option<u64>)>> {
+        const SQL: &str = "SELECT test, id, comment_id FROM rerun_sessions WHERE repository = $1 AND pr_number = $2 ORDER BY created_ms";
+        let rows = on_pool!(self, pool => {
+            let rows = sqlx::query(SQL).bind(repo).bind(pr as i64).fetch_all(pool).await?;
+            rows.iter().map(|r| Ok((r.try_get("test")?, r.try_get("id")?, r.try_get::<Option<i64>, _>("comment_id")?.map(u))))
+                .collect::<Result<Vec<_>, sqlx::Error>>()?
+        });
+        Ok(rows)
+    }
+}
