@@ -39,3 +39,79 @@ fn deploy_yaml_and_json_files_parse() {
         "expected the manifest, compose file and Kubernetes manifests; saw {seen}"
     );
 }
+
+/// The rerun workflow to copy (§10): dispatched with `sha`, `test`, `runs`, `session` (and
+/// `side`), named so repro-gate finds its session, one test run `runs` times with caches off
+/// for each runner, the report uploaded under the name repro-gate reads, and no input ever
+/// spliced into a shell line.
+#[test]
+fn the_rerun_workflow_takes_the_inputs_as_data_and_uploads_its_report() {
+    let text = include_str!("../../deploy/repro-gate-rerun.yml");
+    let wf: serde_json::Value = serde_saphyr::from_str(text).expect("the workflow parses");
+    let inputs = &wf["on"]["workflow_dispatch"]["inputs"];
+    for name in ["sha", "test", "runs", "session"] {
+        assert_eq!(inputs[name]["required"], true, "{name}");
+    }
+    assert_eq!(inputs["runs"]["type"], "number");
+    assert_eq!(inputs["side"]["required"], false);
+    assert_eq!(
+        repro_gate::core::rerun::dispatch_inputs(text).expect("a dispatch trigger"),
+        ["sha", "test", "runs", "session", "side", "runner"]
+    );
+    let run_name = wf["run-name"].as_str().expect("run-name");
+    assert!(
+        run_name.starts_with("repro-gate rerun ${{ inputs.session }} "),
+        "{run_name}"
+    );
+    // Every `run:` script reads the inputs from the environment, never `${{ inputs.… }}`.
+    let steps = wf["jobs"]["rerun"]["steps"].as_array().expect("steps");
+    let scripts: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
+    assert!(scripts.len() >= 5, "a check step and one per runner");
+    for s in &scripts {
+        assert!(
+            !s.contains("${{"),
+            "an expression spliced into a shell script:\n{s}"
+        );
+    }
+    let env = &wf["jobs"]["rerun"]["env"];
+    assert_eq!(env["RERUN_TEST"], "${{ inputs.test }}");
+    assert_eq!(env["RERUN_RUNS"], "${{ inputs.runs }}");
+    let all = scripts.join("\n");
+    for runner in [
+        "go test -race -json -count=\"$RERUN_RUNS\"",
+        "cargo test",
+        "pytest -p no:cacheprovider",
+        "npx jest --ci --no-cache",
+    ] {
+        assert!(all.contains(runner), "{runner}");
+    }
+    // The checkout is of the input SHA; the report goes up under the name repro-gate reads.
+    let checkout = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/checkout"))
+        })
+        .expect("checkout");
+    assert_eq!(checkout["with"]["ref"], "${{ inputs.sha }}");
+    let upload = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/upload-artifact"))
+        })
+        .expect("upload");
+    assert_eq!(upload["with"]["name"], "repro-gate-rerun-junit");
+    assert_eq!(upload["if"], "always()");
+    let patterns = repro_gate::history::sources::artifact_globs(
+        &repro_gate::core::config::RepoConfig::default()
+            .history
+            .artifacts,
+    );
+    assert!(
+        patterns.is_match("repro-gate-rerun-junit"),
+        "the default history.artifacts read it too"
+    );
+}

@@ -61,6 +61,8 @@ pub struct PrState {
     pub labels: Vec<String>,
     pub files: Vec<Value>,
     pub state: String,
+    /// The branch a PR was opened from (pull requests the App opens).
+    pub head_ref: String,
 }
 
 #[derive(Default)]
@@ -92,6 +94,7 @@ pub struct World {
     pub installation_repos: HashMap<i64, Vec<String>>,
     next_id: u64,
     pub token_lifetime_secs: i64,
+    pub actions: crate::fake_actions::ActionsWorld,
 }
 
 #[derive(Clone)]
@@ -240,7 +243,7 @@ struct FakeState {
     addr: SocketAddr,
 }
 
-fn answer(status: u16, body: Value) -> Response {
+pub(crate) fn answer(status: u16, body: Value) -> Response {
     (
         StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
         axum::Json(body),
@@ -248,7 +251,7 @@ fn answer(status: u16, body: Value) -> Response {
         .into_response()
 }
 
-fn not_found() -> Response {
+pub(crate) fn not_found() -> Response {
     answer(
         404,
         json!({"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}),
@@ -348,6 +351,29 @@ async fn handle_request(s: FakeState, req: Request) -> Response {
         let id: u64 = id.parse().unwrap_or(0);
         return match w.job_logs.get(&id) {
             Some(text) => (StatusCode::OK, text.clone()).into_response(),
+            None => not_found(),
+        };
+    }
+
+    if let Some(id) = path.strip_prefix("/_presigned/artifacts/") {
+        return crate::fake_actions::presigned_artifact(&w, id.parse().unwrap_or(0))
+            .unwrap_or_else(not_found);
+    }
+    // The App asking which installation a repository is on (JWT, not a token).
+    if method == Method::GET
+        && segs_of(&path).len() == 4
+        && segs_of(&path)[0] == "repos"
+        && segs_of(&path)[3] == "installation"
+    {
+        if !auth.as_deref().is_some_and(verify_jwt) {
+            return answer(
+                401,
+                json!({"message": "A JSON web token could not be decoded"}),
+            );
+        }
+        let s = segs_of(&path);
+        return match w.actions.installation_of.get(&format!("{}/{}", s[1], s[2])) {
+            Some(i) => answer(200, json!({"id": i})),
             None => not_found(),
         };
     }
@@ -520,6 +546,19 @@ async fn handle_request(s: FakeState, req: Request) -> Response {
             let repo = format!("{owner}/{name}");
             if !w.default_branch.contains_key(&repo) {
                 return not_found();
+            }
+            let host = LOG_HOST
+                .get_or_init(Default::default)
+                .lock()
+                .unwrap()
+                .get(&s.addr)
+                .copied()
+                .unwrap_or(s.addr)
+                .to_string();
+            if let Some(r) =
+                crate::fake_actions::route(&mut w, &host, &method, &repo, rest, &query, &body)
+            {
+                return r;
             }
             match (method, rest) {
                 (Method::GET, []) => answer(
@@ -770,7 +809,11 @@ fn pr_json(n: u64, p: &PrState) -> Value {
     })
 }
 
-fn param(query: &str, key: &str) -> Option<String> {
+fn segs_of(path: &str) -> Vec<&str> {
+    path.trim_start_matches('/').split('/').collect()
+}
+
+pub(crate) fn param(query: &str, key: &str) -> Option<String> {
     query.split('&').find_map(|kv| {
         let (k, v) = kv.split_once('=')?;
         (k == key).then(|| percent_decode(v))
@@ -796,7 +839,7 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn fxhash(s: &str) -> u64 {
+pub(crate) fn fxhash(s: &str) -> u64 {
     s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
         (h ^ b as u64).wrapping_mul(0x100000001b3)
     })

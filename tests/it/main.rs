@@ -4,10 +4,12 @@
 mod commands;
 mod common;
 mod deploy_files;
+mod fake_actions;
 mod fake_github;
 mod fixtures_real;
 mod gate;
 mod github_client;
+mod history;
 mod intake;
 mod operate;
 mod queue;
@@ -15,3 +17,4 @@ mod real_prs;
 mod recovery;
 mod reliability_comment;
 mod replicas;
+mod rerun;

@@ -240,6 +240,8 @@ struct Event<'a> {
     package: Option<&'a str>,
     #[serde(rename = "Test", default)]
     test: Option<&'a str>,
+    #[serde(rename = "Output", default, borrow)]
+    output: Option<std::borrow::Cow<'a, str>>,
 }
 
 /// `go test -json` (test2json) events, one per line; other lines are ignored.
@@ -248,6 +250,11 @@ pub struct Json {
     /// Per package: tests started and not finished, and whether one of its tests failed.
     packages: HashMap<String, (Running, bool)>,
     seen: bool,
+    /// Packages whose output is in a timeout's `running tests:` list now.
+    in_running_list: HashSet<String>,
+    /// (package, test) the timeout named: failed, whatever event follows (test2json may still
+    /// report a pass for a test that printed its result as the alarm went off).
+    timed_out: HashSet<(String, String)>,
 }
 
 impl Json {
@@ -256,6 +263,36 @@ impl Json {
             c,
             packages: HashMap::new(),
             seen: false,
+            in_running_list: HashSet::new(),
+            timed_out: HashSet::new(),
+        }
+    }
+
+    /// A timeout's dump, read from the output events: the tests its list names failed.
+    fn output(&mut self, pkg: &str, text: &str) {
+        if text.starts_with("panic: test timed out") {
+            self.in_running_list.remove(pkg);
+            return;
+        }
+        if text.trim_start().starts_with("running tests:") {
+            self.in_running_list.insert(pkg.to_string());
+            return;
+        }
+        if !self.in_running_list.contains(pkg) {
+            return;
+        }
+        match running_test().captures(text.trim_end_matches('\n')) {
+            Some(m) if self.timed_out.len() < Running::MAX => {
+                let name = m[1].to_string();
+                let p = self.package(pkg);
+                p.0.end(&name);
+                p.1 = true;
+                self.c.fail(Some(pkg), &name);
+                self.timed_out.insert((pkg.to_string(), name));
+            }
+            _ => {
+                self.in_running_list.remove(pkg);
+            }
         }
     }
 
@@ -276,6 +313,11 @@ impl LineParser for Json {
         self.seen = true;
         let pkg = e.package.unwrap_or("");
         match (e.action, e.test) {
+            ("output", _) => {
+                if let Some(text) = e.output.as_deref() {
+                    self.output(pkg, text);
+                }
+            }
             ("run", Some(test)) => self.package(pkg).0.start(test),
             ("fail", Some(test)) => {
                 let p = self.package(pkg);
@@ -285,7 +327,12 @@ impl LineParser for Json {
             }
             ("pass", Some(test)) => {
                 self.package(pkg).0.end(test);
-                self.c.pass(Some(pkg), test);
+                if !self
+                    .timed_out
+                    .contains(&(pkg.to_string(), test.to_string()))
+                {
+                    self.c.pass(Some(pkg), test);
+                }
             }
             ("skip", Some(test)) => {
                 self.package(pkg).0.end(test);

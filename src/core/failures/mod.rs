@@ -473,3 +473,6 @@ mod tests;
 
 #[cfg(test)]
 mod fixture_tests;
+
+#[cfg(test)]
+mod fixture_results;

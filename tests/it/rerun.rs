@@ -1,0 +1,376 @@
+//! The retry protocol (§10) end to end: `/repro rerun` by who may, two dispatches of the
+//! workflow this repository ships (`deploy/repro-gate-rerun.yml`), the session's one comment
+//! updated as each side completes, the verdict, the timeout, and automatic starts once per test
+//! and head.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use repro_gate::clock::ManualClock;
+use repro_gate::queue::QueueEventKind;
+
+use crate::common::{Db, Spawn, TestApp};
+use crate::fake_actions::{FakeRun, zip_of};
+use crate::fake_github::FakeGitHub;
+use crate::gate::{REPO, deliver_done, world};
+
+const TEST: &str = "services/billing/integration::TestInvoiceRetryIdempotent";
+const WORKFLOW: &str = include_str!("../../deploy/repro-gate-rerun.yml");
+const RELIABILITY: &str = "policy:\n  default_tier: probation\ntests:\n  - id: services/billing/integration::TestInvoiceRetryIdempotent\n    tier: probation\n    runs: 200\n    failures: 7\n  - id: services/pool/integration::TestPoolCheckoutUnderLoad\n    tier: quarantined\n";
+
+async fn rerun_world(auto: &str) -> FakeGitHub {
+    let fake = world().await;
+    fake.put_file(
+        REPO,
+        "main",
+        ".github/repro-gate.yml",
+        &format!("rerun:\n  workflow: repro-gate-rerun.yml\n  runs: 20\n  auto: {auto}\n  timeout_minutes: 60\n"),
+    );
+    fake.put_file(
+        REPO,
+        "main",
+        ".github/workflows/repro-gate-rerun.yml",
+        WORKFLOW,
+    );
+    fake.put_file(REPO, "main", ".ci/test-reliability.yaml", RELIABILITY);
+    fake.add_pr(
+        REPO,
+        1,
+        "head-sha-1",
+        "Docs only.",
+        vec![("docs/a.md", None)],
+    );
+    fake.with(|w| {
+        w.permissions
+            .insert((REPO.into(), "alice".into()), "write".into());
+        w.permissions
+            .insert((REPO.into(), "bob".into()), "read".into());
+        w.actions
+            .merge_bases
+            .insert((REPO.into(), "head-sha-1".into()), "merge-base-sha".into());
+    });
+    fake
+}
+
+fn comment_event(id: u64, login: &str, body: &str) -> String {
+    json!({
+        "action": "created",
+        "issue": {"number": 1, "pull_request": {"url": "x"}},
+        "comment": {"id": id, "body": body, "user": {"login": login, "type": "User"}, "created_at": chrono::Utc::now().to_rfc3339()},
+        "repository": {"full_name": REPO},
+        "installation": {"id": 7}
+    })
+    .to_string()
+}
+
+fn dispatches(fake: &FakeGitHub) -> Vec<Value> {
+    fake.with(|w| w.actions.dispatches.iter().map(|d| d.2.clone()).collect())
+}
+
+fn marked(fake: &FakeGitHub, session: &str) -> Vec<Value> {
+    let marker = format!("<!-- repro-gate:rerun:{session} -->");
+    fake.comments_on(REPO, 1)
+        .into_iter()
+        .filter(|c| c["body"].as_str().is_some_and(|b| b.contains(&marker)))
+        .collect()
+}
+
+/// Completes the run of one side as the workflow would: an artifact with `runs` testcases of
+/// the test, `fails` of them failing, and the `workflow_run` completed delivery.
+async fn complete(
+    app: &mut TestApp,
+    fake: &FakeGitHub,
+    run: u64,
+    session: &str,
+    side: &str,
+    fails: usize,
+) {
+    let mut xml = String::from("<testsuites><testsuite name=\"s\">");
+    for i in 0..20 {
+        if i < fails {
+            xml.push_str("<testcase classname=\"services/billing/integration\" name=\"TestInvoiceRetryIdempotent\"><failure message=\"seed: 4242\"/></testcase>");
+        } else {
+            xml.push_str("<testcase classname=\"services/billing/integration\" name=\"TestInvoiceRetryIdempotent\"/>");
+        }
+    }
+    xml.push_str("</testsuite></testsuites>");
+    fake.with(|w| {
+        w.actions.runs.insert(
+            run,
+            FakeRun {
+                artifacts: vec![(
+                    run + 10_000,
+                    "repro-gate-rerun-junit".into(),
+                    zip_of(&[("report.xml", &xml)]),
+                )],
+                jobs: vec![],
+            },
+        );
+    });
+    let ev = json!({
+        "action": "completed",
+        "workflow_run": {
+            "id": run, "run_attempt": 1, "head_sha": "main-sha", "head_branch": "main",
+            "event": "workflow_dispatch", "conclusion": "success",
+            "display_title": format!("repro-gate rerun {session} {side}"),
+            "html_url": format!("https://github.com/{REPO}/actions/runs/{run}")
+        },
+        "repository": {"full_name": REPO, "default_branch": "main"},
+        "installation": {"id": 7}
+    });
+    deliver_done(app, "workflow_run", &format!("run-{run}"), &ev.to_string()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rerun_command_dispatches_both_sides_and_its_comment_gives_the_verdict() {
+    let db = Db::sqlite();
+    let fake = rerun_world("[]").await;
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+
+    let cmd = format!("/repro rerun {TEST} 20");
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-bob",
+        &comment_event(11, "bob", &cmd),
+    )
+    .await;
+    assert!(dispatches(&fake).is_empty(), "bob may not rerun");
+    let replies = fake.comments_on(REPO, 1);
+    assert!(
+        replies.iter().any(|c| c["body"]
+            .as_str()
+            .unwrap_or("")
+            .contains("may not use `/repro rerun`")),
+        "{replies:?}"
+    );
+    assert!(!fake.with(|w| w.reactions.iter().any(|(id, _)| *id == 11)));
+
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-alice",
+        &comment_event(12, "alice", &cmd),
+    )
+    .await;
+    let ds = dispatches(&fake);
+    assert_eq!(ds.len(), 2, "{ds:?}");
+    let mut shas: Vec<&str> = ds
+        .iter()
+        .map(|d| d["inputs"]["sha"].as_str().unwrap())
+        .collect();
+    shas.sort();
+    assert_eq!(shas, ["head-sha-1", "merge-base-sha"]);
+    let session = ds[0]["inputs"]["session"].as_str().unwrap().to_string();
+    for d in &ds {
+        assert_eq!(d["ref"], "main");
+        assert_eq!(d["inputs"]["test"], TEST);
+        assert_eq!(
+            d["inputs"]["runs"], 20,
+            "a number, as the workflow declares"
+        );
+        assert_eq!(d["inputs"]["session"], session.as_str());
+    }
+    let sides: Vec<&str> = ds
+        .iter()
+        .map(|d| d["inputs"]["side"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        sides,
+        ["branch", "base"],
+        "the shipped workflow declares `side`"
+    );
+    assert!(fake.with(|w| w.reactions.contains(&(12, "+1".into()))));
+    assert_eq!(marked(&fake, &session).len(), 1);
+
+    // The same command delivered again (a redelivery is a duplicate; a retried job is the
+    // same session): no new dispatch.
+    complete(&mut app, &fake, 801, &session, "branch", 3).await;
+    let c = marked(&fake, &session);
+    assert_eq!(c.len(), 1);
+    let body = c[0]["body"].as_str().unwrap();
+    assert!(body.contains("3/20") && body.contains("Waiting"), "{body}");
+    complete(&mut app, &fake, 802, &session, "base", 3).await;
+    let c = marked(&fake, &session);
+    assert_eq!(c.len(), 1, "one comment, updated in place");
+    let body = c[0]["body"].as_str().unwrap();
+    assert!(body.contains("**Not this change**"), "{body}");
+    assert_eq!(
+        body.matches("| 3/20 (15.0 %) |").count(),
+        2,
+        "both sides in the table: {body}"
+    );
+    assert!(
+        body.contains("p = 0.67") && body.contains("36.0 %"),
+        "{body}"
+    );
+    assert!(
+        body.contains("Quarantine services/billing/integration::TestInvoiceRetryIdempotent"),
+        "{body}"
+    );
+    assert!(
+        body.contains("History (default branch and merge queue)")
+            || body.contains("History: no recorded runs"),
+        "{body}"
+    );
+    assert!(body.contains("4242"), "the seed the runner printed: {body}");
+    let posted = fake
+        .requests()
+        .iter()
+        .filter(|r| {
+            r.method == "POST"
+                && r.path.ends_with("/issues/1/comments")
+                && r.body["body"]
+                    .as_str()
+                    .is_some_and(|b| b.contains(&session))
+        })
+        .count();
+    assert_eq!(posted, 1);
+    assert_eq!(dispatches(&fake).len(), 2);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_whose_runs_never_finish_says_so_at_its_timeout() {
+    let db = Db::sqlite();
+    let fake = rerun_world("[]").await;
+    let clock = ManualClock::new(chrono::Utc::now().timestamp_millis());
+    let mut app = Spawn::new(&db)
+        .workers(2)
+        .github(&fake)
+        .clock(Arc::new(clock.clone()))
+        .start()
+        .await;
+    let cmd = format!("/repro rerun {TEST}");
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-1",
+        &comment_event(21, "alice", &cmd),
+    )
+    .await;
+    let session = dispatches(&fake)[0]["inputs"]["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    complete(&mut app, &fake, 811, &session, "branch", 1).await;
+
+    clock.advance_ms(61 * 60 * 1000);
+    app.wait_for(|e| e.work == "rerun_timeout" && e.kind == QueueEventKind::Done)
+        .await;
+    let c = marked(&fake, &session);
+    let body = c[0]["body"].as_str().unwrap();
+    assert!(
+        body.contains("**Timed out**") && body.contains("within 60 minutes"),
+        "{body}"
+    );
+    assert!(
+        body.contains("1/20"),
+        "what did arrive is still shown: {body}"
+    );
+    app.stop().await;
+}
+
+fn failed_check(id: u64, job: u64) -> String {
+    json!({
+        "action": "completed",
+        "check_run": {
+            "id": id, "name": format!("ci / test {id}"), "head_sha": "head-sha-1", "conclusion": "failure",
+            "app": {"id": 15368, "slug": "github-actions"},
+            "details_url": format!("https://github.com/{REPO}/actions/runs/9/job/{job}"),
+            "pull_requests": [{"number": 1}],
+            "output": {"title": "tests failed", "summary": "", "text": null}
+        },
+        "repository": {"full_name": REPO},
+        "installation": {"id": 7}
+    })
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_unlisted_test_starts_one_session_per_test_and_head() {
+    let db = Db::sqlite();
+    let fake = rerun_world("[probation, unlisted]").await;
+    fake.with(|w| {
+        w.job_logs.insert(91, "--- FAIL: TestPoolCheckoutUnderLoad (3.00s)\nFAIL\texample.com/acme/services/pool/integration\t3.1s\n--- FAIL: TestLedgerReconcileNightly (0.10s)\nFAIL\texample.com/acme/services/ledger\t0.2s\n".into());
+        w.job_logs.insert(92, "--- FAIL: TestLedgerReconcileNightly (0.10s)\n--- FAIL: TestLedgerAuditTrail (0.10s)\nFAIL\texample.com/acme/services/ledger\t0.2s\n".into());
+    });
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    deliver_done(&mut app, "check_run", "chk-1", &failed_check(501, 91)).await;
+    let ds = dispatches(&fake);
+    assert_eq!(
+        ds.len(),
+        2,
+        "the unlisted test, both sides; never the quarantined one: {ds:?}"
+    );
+    assert!(ds.iter().all(|d| {
+        d["inputs"]["test"]
+            .as_str()
+            .unwrap()
+            .ends_with("::TestLedgerReconcileNightly")
+    }));
+    let reliability = fake
+        .comments_on(REPO, 1)
+        .into_iter()
+        .find(|c| {
+            c["body"]
+                .as_str()
+                .is_some_and(|b| b.contains("<!-- repro-gate:test-reliability -->"))
+        })
+        .expect("the reliability comment");
+    let body = reliability["body"].as_str().unwrap();
+    assert!(body.contains("wait for its verdict; do not change code for this test until it says `this change makes it fail`"), "{body}");
+
+    deliver_done(&mut app, "check_run", "chk-2", &failed_check(502, 92)).await;
+    let ds = dispatches(&fake);
+    assert_eq!(
+        ds.len(),
+        4,
+        "a new test gets its session; the same test and head does not get a second: {ds:?}"
+    );
+    let audit_trail = ds
+        .iter()
+        .filter(|d| {
+            d["inputs"]["test"]
+                .as_str()
+                .unwrap()
+                .ends_with("::TestLedgerAuditTrail")
+        })
+        .count();
+    assert_eq!(audit_trail, 2);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_workflow_a_command_says_how_to_install_it_and_auto_stays_quiet() {
+    let db = Db::sqlite();
+    let fake = rerun_world("[probation, unlisted]").await;
+    fake.with(|w| {
+        w.files.remove(&(REPO.into(), "main".into(), ".github/workflows/repro-gate-rerun.yml".into()));
+        w.job_logs.insert(93, "--- FAIL: TestLedgerReconcileNightly (0.10s)\nFAIL\texample.com/acme/services/ledger\t0.2s\n".into());
+    });
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    deliver_done(&mut app, "check_run", "chk-3", &failed_check(503, 93)).await;
+    let before = fake.comments_on(REPO, 1).len();
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-2",
+        &comment_event(31, "alice", &format!("/repro rerun {TEST}")),
+    )
+    .await;
+    assert!(dispatches(&fake).is_empty());
+    let comments = fake.comments_on(REPO, 1);
+    assert_eq!(
+        comments.len(),
+        before + 1,
+        "one reply to the command, nothing from the automatic start"
+    );
+    let reply = comments.last().unwrap()["body"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(reply.contains("deploy/repro-gate-rerun.yml"), "{reply}");
+    app.stop().await;
+}
