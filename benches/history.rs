@@ -53,7 +53,7 @@ fn rss_mib() -> f64 {
 
 /// A deterministic 2 % failure pattern.
 fn fails(test: usize, run: usize) -> bool {
-    (test * 7919 + run * 104_729) % 50 == 0
+    (test * 7919 + run * 104_729).is_multiple_of(50)
 }
 
 async fn record_phase(store: &Store, repo: &str, tests: usize, runs: usize) {

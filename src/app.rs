@@ -164,13 +164,13 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
     );
     let maintenance_task = tokio::spawn(maintenance.clone().run(shutdown.clone()));
 
-    // The history's schedule is looked at every five minutes (a job per slot across replicas).
-    if services.is_some() {
+    // The history's schedules are looked at every few minutes (a job per slot across replicas).
+    if services.is_some() && settings.history_schedule_minutes > 0 {
         tokio::spawn(periodically(
             queue.clone(),
             deps.clock.clone(),
             Task::HistorySchedule,
-            std::time::Duration::from_secs(300),
+            std::time::Duration::from_secs(settings.history_schedule_minutes * 60),
             shutdown.clone(),
         ));
     }

@@ -82,6 +82,9 @@ pub struct Settings {
     pub queue: QueueSettings,
     /// Minutes between catch-up passes; 0 turns them off.
     pub reconcile_minutes: u64,
+    /// Minutes between looks at each repository's `history.schedule` (the nightly publish);
+    /// 0 turns scheduled publishing off.
+    pub history_schedule_minutes: u64,
     /// Where the setup flow writes the registered App's credentials.
     pub env_file: std::path::PathBuf,
     /// Where GitHub reaches this service (`REPRO_GATE_PUBLIC_URL`), behind a proxy or tunnel.
@@ -106,6 +109,7 @@ impl Settings {
             ],
             queue: QueueSettings::default(),
             reconcile_minutes: 10,
+            history_schedule_minutes: 5,
             env_file: ".env".into(),
             public_url: None,
             connections: Default::default(),

@@ -121,6 +121,11 @@ pub struct ServeArgs {
     #[arg(long, env = "REPRO_GATE_RECONCILE_MINUTES", default_value_t = 10)]
     pub reconcile_minutes: u64,
 
+    /// Minutes between looks at each repository's `history.schedule` (the nightly reliability
+    /// file); 0 turns scheduled publishing off (`history publish` still works).
+    #[arg(long, env = "REPRO_GATE_HISTORY_SCHEDULE_MINUTES", default_value_t = 5)]
+    pub history_schedule_minutes: u64,
+
     /// Seconds shutdown waits for in-flight jobs before giving them back to the queue.
     #[arg(long, env = "REPRO_GATE_SHUTDOWN_GRACE_SECONDS", default_value_t = 30)]
     pub shutdown_grace_seconds: u64,

@@ -40,6 +40,7 @@ fn settings_from(args: ServeArgs) -> anyhow::Result<Settings> {
     settings.public_url = args.public_url.filter(|u| !u.trim().is_empty());
     settings.connections.max_connections = args.max_connections.max(1);
     settings.reconcile_minutes = args.reconcile_minutes;
+    settings.history_schedule_minutes = args.history_schedule_minutes;
     settings.queue = QueueSettings {
         workers: args.workers,
         max_attempts: args.max_attempts,

@@ -74,6 +74,26 @@ pub struct TestEntry {
     pub broken: Option<bool>,
 }
 
+impl TestEntry {
+    /// An entry with only its id and tier.
+    pub fn new(id: impl Into<String>, tier: Tier) -> Self {
+        TestEntry {
+            id: id.into(),
+            tier,
+            runs: None,
+            failures: None,
+            pass_rate: None,
+            first_flaky: None,
+            owner: None,
+            ticket: None,
+            note: None,
+            pin: None,
+            last_failure: None,
+            broken: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 pub struct ReliabilityFile {
     #[serde(default)]

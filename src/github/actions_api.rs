@@ -74,26 +74,8 @@ impl GitHub {
         sink: &tokio::sync::mpsc::Sender<bytes::Bytes>,
     ) -> Result<Truncated, GitHubError> {
         let path = format!("/repos/{repo}/actions/artifacts/{artifact}/zip");
-        let resp = self
-            .raw(As::Installation(inst), Method::GET, &path, None, true)
-            .await?;
-        if !resp.status.is_redirection() {
-            let cut = resp.body.len() > cap;
-            let _ = sink.send(resp.body.slice(..resp.body.len().min(cap))).await;
-            return Ok(Truncated(cut));
-        }
-        let location = resp
-            .headers
-            .get(http::header::LOCATION)
-            .and_then(|v| v.to_str().ok())
-            .ok_or_else(|| GitHubError::Decode {
-                path: path.clone(),
-                message: "302 without a Location".into(),
-            })?
-            .to_string();
-        super::download::stream(&location, cap, std::time::Duration::from_secs(300), sink)
+        self.download_redirected(inst, &path, cap, std::time::Duration::from_secs(300), sink)
             .await
-            .map(Truncated)
     }
 
     /// `GET /repos/{o}/{r}/compare/{base}...{head}` → the merge base's SHA.

@@ -572,8 +572,22 @@ impl GitHub {
         sink: &tokio::sync::mpsc::Sender<bytes::Bytes>,
     ) -> Result<Truncated, GitHubError> {
         let path = format!("/repos/{repo}/actions/jobs/{job}/logs");
+        self.download_redirected(inst, &path, cap, std::time::Duration::from_secs(120), sink)
+            .await
+    }
+
+    /// A download GitHub answers with a 302 to a pre-signed URL (fetched without the token: it
+    /// may be another host), streamed to `sink`, at most `cap` bytes.
+    pub(super) async fn download_redirected(
+        &self,
+        inst: i64,
+        path: &str,
+        cap: usize,
+        timeout: std::time::Duration,
+        sink: &tokio::sync::mpsc::Sender<bytes::Bytes>,
+    ) -> Result<Truncated, GitHubError> {
         let resp = self
-            .raw(As::Installation(inst), Method::GET, &path, None, true)
+            .raw(As::Installation(inst), Method::GET, path, None, true)
             .await?;
         if !resp.status.is_redirection() {
             let cut = resp.body.len() > cap;
@@ -585,11 +599,11 @@ impl GitHub {
             .get(http::header::LOCATION)
             .and_then(|v| v.to_str().ok())
             .ok_or_else(|| GitHubError::Decode {
-                path: path.clone(),
+                path: path.to_string(),
                 message: "302 without a Location".into(),
             })?
             .to_string();
-        super::download::stream(&location, cap, std::time::Duration::from_secs(120), sink)
+        super::download::stream(&location, cap, timeout, sink)
             .await
             .map(Truncated)
     }

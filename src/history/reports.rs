@@ -8,7 +8,6 @@ use std::path::Path;
 use anyhow::Context as _;
 
 use super::{ReportFormat, day_of, default_branches, merge, read_report};
-use crate::core::failures::TestResult;
 use crate::core::history::file::{Built, Proposals, build};
 use crate::core::history::record::{Branches, Ledger, classify_run};
 use crate::core::history::tiers::TestHistory;
@@ -89,19 +88,10 @@ pub fn build_from_reports(dir: &Path, existing: &ReliabilityFile) -> anyhow::Res
             }
         }
         let branch = meta.branch.unwrap_or_else(|| "main".into());
-        let as_results: Vec<TestResult> = results
-            .iter()
-            .map(|(id, o)| TestResult {
-                test: crate::core::failures::FailedTest {
-                    name: id.clone(),
-                    package: None,
-                },
-                outcome: *o,
-                passes: 0,
-                failures: 0,
-            })
-            .collect();
-        let class = classify_run(&as_results, branches.counts(&branch, None));
+        let class = classify_run(
+            results.iter().map(|(_, o)| *o),
+            branches.counts(&branch, None),
+        );
         let sha = meta.sha.unwrap_or_else(|| name.clone());
         ledger.apply(class, &sha, &results, &day_of(at));
     }

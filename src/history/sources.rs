@@ -36,6 +36,23 @@ pub fn artifact_globs(patterns: &[String]) -> GlobSet {
     b.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
+/// A run's unexpired artifacts whose names match (the first few).
+async fn matching_artifacts(
+    gh: &GitHub,
+    inst: i64,
+    repo: &RepoName,
+    run: u64,
+    patterns: &GlobSet,
+) -> Result<Vec<crate::github::actions_api::Artifact>, GitHubError> {
+    Ok(gh
+        .run_artifacts(inst, repo, run)
+        .await?
+        .into_iter()
+        .filter(|a| !a.expired && patterns.is_match(&a.name))
+        .take(MAX_ARTIFACTS)
+        .collect())
+}
+
 /// What a run's results were read from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Source {
@@ -52,13 +69,7 @@ pub async fn run_results(
     run: u64,
     patterns: &GlobSet,
 ) -> Result<(Vec<(String, Outcome)>, Source), GitHubError> {
-    let artifacts: Vec<_> = gh
-        .run_artifacts(inst, repo, run)
-        .await?
-        .into_iter()
-        .filter(|a| !a.expired && patterns.is_match(&a.name))
-        .take(MAX_ARTIFACTS)
-        .collect();
+    let artifacts = matching_artifacts(gh, inst, repo, run, patterns).await?;
     let mut results = Vec::new();
     let mut seen = HashMap::new();
     if !artifacts.is_empty() {
@@ -119,13 +130,7 @@ pub async fn rerun_results(
     run: u64,
     patterns: &GlobSet,
 ) -> Result<(Vec<crate::core::failures::TestResult>, Vec<String>), GitHubError> {
-    let artifacts: Vec<_> = gh
-        .run_artifacts(inst, repo, run)
-        .await?
-        .into_iter()
-        .filter(|a| !a.expired && patterns.is_match(&a.name))
-        .take(MAX_ARTIFACTS)
-        .collect();
+    let artifacts = matching_artifacts(gh, inst, repo, run, patterns).await?;
     let mut tests = Vec::new();
     let mut seeds = Vec::new();
     if artifacts.is_empty() {

@@ -221,6 +221,7 @@ async fn catch_up_redelivers_failed_deliveries_and_evaluates_prs_without_a_check
     // A process with workers runs the queued evaluation: PR 1 gets its check run.
     let mut worker = Spawn::new(&db).workers(1).github(&fake);
     worker.settings.reconcile_minutes = 0;
+    worker.settings.history_schedule_minutes = 0;
     let mut worker = worker.start().await;
     worker
         .wait_for(|e| e.work == "evaluate_pr" && e.kind == repro_gate::queue::QueueEventKind::Done)

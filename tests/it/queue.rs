@@ -133,8 +133,9 @@ async fn expired_lease_hands_a_stuck_job_to_another_worker(db: Db) {
 async fn claims_skip_a_pr_whose_job_is_running(db: Db) {
     let clock = ManualClock::new(1_700_000_000_000);
     let mut spawn = Spawn::new(&db).workers(0).clock(Arc::new(clock.clone()));
-    // This test claims by hand and names each job it expects: no catch-up job among them.
+    // This test claims by hand and names each job it expects: no scheduled job among them.
     spawn.settings.reconcile_minutes = 0;
+    spawn.settings.history_schedule_minutes = 0;
     let app = spawn.start().await;
     app.deliver("pull_request", "a-1", &pr_payload("opened", "acme/pool", 1))
         .await;

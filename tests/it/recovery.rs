@@ -105,6 +105,7 @@ async fn jobs_claimed_by_a_killed_process_run_at_once_after_a_restart(db: Db) {
     };
     let mut first = Spawn::new(&db).workers(0).clock(Arc::new(clock.clone()));
     first.settings.reconcile_minutes = 0;
+    first.settings.history_schedule_minutes = 0;
     let first = first.start().await;
     first
         .deliver("issue_comment", "help-1", &comment(1, 501))
@@ -134,6 +135,7 @@ async fn jobs_claimed_by_a_killed_process_run_at_once_after_a_restart(db: Db) {
         .github(&fake)
         .clock(Arc::new(clock.clone()));
     second.settings.reconcile_minutes = 0;
+    second.settings.history_schedule_minutes = 0;
     let mut second = second.start().await;
     // On SQLite both jobs run (in either order); on Postgres only the dead replica's.
     let sqlite = matches!(second.app.store, Store::Sqlite(_));

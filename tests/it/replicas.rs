@@ -36,6 +36,7 @@ fn spawn_server(db: &str, fake: &str, port: u16, key_path: &std::path::Path) -> 
         .env("GITHUB_WEBHOOK_SECRET", SECRET)
         .env("REPRO_GATE_WORKERS", "4")
         .env("REPRO_GATE_RECONCILE_MINUTES", "0")
+        .env("REPRO_GATE_HISTORY_SCHEDULE_MINUTES", "0")
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::null())

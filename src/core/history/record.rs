@@ -6,7 +6,7 @@
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use super::window::Counted;
-use crate::core::failures::{Outcome, TestResult};
+use crate::core::failures::Outcome;
 
 /// How a run counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,19 +57,16 @@ impl Branches {
     }
 }
 
-/// The class of a run of `results` on a branch that counts or not.
-pub fn classify_run(results: &[TestResult], counted_branch: bool) -> RunClass {
+/// The class of a run with these outcomes on a branch that counts or not.
+pub fn classify_run(outcomes: impl IntoIterator<Item = Outcome>, counted_branch: bool) -> RunClass {
     if !counted_branch {
         return RunClass::PullRequest;
     }
-    let considered = results
-        .iter()
-        .filter(|r| r.outcome != Outcome::Skip)
-        .count();
-    let failing = results
-        .iter()
-        .filter(|r| r.outcome == Outcome::Fail)
-        .count();
+    let (mut considered, mut failing) = (0usize, 0usize);
+    for o in outcomes {
+        considered += usize::from(o != Outcome::Skip);
+        failing += usize::from(o == Outcome::Fail);
+    }
     if considered >= 20 && failing * 5 > considered * 4 {
         RunClass::Outage
     } else {
@@ -119,7 +116,7 @@ pub fn pr_result(seen: &mut ShaOutcomes, outcome: Outcome) -> Option<Counted> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::failures::FailedTest;
+    use crate::core::failures::{FailedTest, TestResult};
 
     fn results(pass: usize, fail: usize, skip: usize) -> Vec<TestResult> {
         let r = |i: usize, outcome| TestResult {
@@ -140,25 +137,31 @@ mod tests {
 
     #[test]
     fn outages_are_more_than_80_percent_of_at_least_20_tests_failing() {
-        assert_eq!(classify_run(&results(0, 25, 0), true), RunClass::Outage);
         assert_eq!(
-            classify_run(&results(4, 16, 0), true),
+            classify_run(results(0, 25, 0).iter().map(|r| r.outcome), true),
+            RunClass::Outage
+        );
+        assert_eq!(
+            classify_run(results(4, 16, 0).iter().map(|r| r.outcome), true),
             RunClass::Counted,
             "exactly 80 %"
         );
-        assert_eq!(classify_run(&results(3, 17, 0), true), RunClass::Outage);
         assert_eq!(
-            classify_run(&results(0, 19, 0), true),
+            classify_run(results(3, 17, 0).iter().map(|r| r.outcome), true),
+            RunClass::Outage
+        );
+        assert_eq!(
+            classify_run(results(0, 19, 0).iter().map(|r| r.outcome), true),
             RunClass::Counted,
             "too few tests"
         );
         assert_eq!(
-            classify_run(&results(0, 19, 30), true),
+            classify_run(results(0, 19, 30).iter().map(|r| r.outcome), true),
             RunClass::Counted,
             "skips are not runs"
         );
         assert_eq!(
-            classify_run(&results(0, 25, 0), false),
+            classify_run(results(0, 25, 0).iter().map(|r| r.outcome), false),
             RunClass::PullRequest
         );
     }

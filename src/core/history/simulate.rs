@@ -23,20 +23,7 @@ impl Rng {
 }
 
 fn entry(tier: Tier) -> TestEntry {
-    TestEntry {
-        id: "t".into(),
-        tier,
-        runs: None,
-        failures: None,
-        pass_rate: None,
-        first_flaky: None,
-        owner: None,
-        ticket: None,
-        note: None,
-        pin: None,
-        last_failure: None,
-        broken: None,
-    }
+    TestEntry::new("t", tier)
 }
 
 /// One rule's state through the year.

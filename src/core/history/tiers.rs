@@ -91,20 +91,9 @@ pub fn decide(policy: &Policy, existing: Option<&TestEntry>, h: &TestHistory<'_>
     } else {
         (start, None)
     };
-    let mut entry = existing.cloned().unwrap_or_else(|| TestEntry {
-        id: h.id.to_string(),
-        tier,
-        runs: None,
-        failures: None,
-        pass_rate: None,
-        first_flaky: None,
-        owner: None,
-        ticket: None,
-        note: None,
-        pin: None,
-        last_failure: None,
-        broken: None,
-    });
+    let mut entry = existing
+        .cloned()
+        .unwrap_or_else(|| TestEntry::new(h.id, tier));
     entry.tier = tier;
     entry.runs = Some(runs);
     entry.failures = Some(failures);
