@@ -142,6 +142,19 @@ async fn malformed_requests_are_400_with_a_reason(db: Db) {
             .unwrap()
             .contains("X-GitHub-Delivery")
     );
+    // A delivery id is a GUID-like token: a long or odd one is refused, not stored.
+    let body = pr_payload("opened", "acme/pool", 3);
+    for id in ["x".repeat(129), "id<script>".to_string(), "a b".to_string()] {
+        let a = app.deliver("pull_request", &id, &body).await;
+        assert_eq!(a.status, 400, "{id:?}");
+        assert!(!app.app.store.has_delivery(&id).await.unwrap());
+    }
+    assert_eq!(
+        app.deliver("pull_request", &"x".repeat(128), &body)
+            .await
+            .status,
+        202
+    );
     assert!(!app.app.store.has_delivery("bad-json").await.unwrap());
     assert!(!app.app.store.has_delivery("no-event").await.unwrap());
     app.stop().await;

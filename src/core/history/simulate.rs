@@ -117,6 +117,32 @@ pub fn table(rates: &[f64], seeds: u64) -> Vec<(f64, f64, f64)> {
 mod tests {
     use super::*;
 
+    /// P(X > k) for X ~ Binomial(n, p), exact.
+    fn tail_above(n: u64, p: f64, k: u64) -> f64 {
+        let mut c = 1.0f64; // C(n, 0)
+        let mut at_most = 0.0;
+        for i in 0..=k {
+            if i > 0 {
+                c *= (n - i + 1) as f64 / i as f64;
+            }
+            at_most += c * p.powi(i as i32) * (1.0 - p).powi((n - i) as i32);
+        }
+        1.0 - at_most
+    }
+
+    #[test]
+    fn the_budgets_numbers_of_statistics_md() {
+        // A test truly failing at 1 / 2 / 3 / 5 % exceeds the 2 %-of-200 budget (more than 4
+        // failures) in 5 / 37 / 72 / 97 % of windows: the plain rule's flapping, in one line.
+        for (p, share) in [(0.01, 0.05), (0.02, 0.37), (0.03, 0.72), (0.05, 0.97)] {
+            let got = tail_above(200, p, 4);
+            assert!((got - share).abs() < 0.01, "{p}: {got}");
+        }
+        // Zero failures in 200 bounds the true rate below about 1.5 %: (1 - 0.015)^200 < 5 %.
+        assert!((1.0f64 - 0.015).powi(200) < 0.05);
+        assert!((1.0f64 - 0.014).powi(200) > 0.05);
+    }
+
     #[test]
     fn hysteresis_changes_tiers_far_less_often_near_the_budget() {
         let rows = table(&[0.01, 0.02, 0.03, 0.05], 20);
