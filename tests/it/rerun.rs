@@ -10,10 +10,18 @@ use serde_json::{Value, json};
 use repro_gate::clock::ManualClock;
 use repro_gate::queue::QueueEventKind;
 
+use crate::both_backends;
 use crate::common::{Db, Spawn, TestApp};
 use crate::fake_actions::{FakeRun, zip_of};
 use crate::fake_github::FakeGitHub;
 use crate::gate::{REPO, deliver_done, world};
+
+both_backends!(
+    a_rerun_command_dispatches_both_sides_and_its_comment_gives_the_verdict,
+    a_session_whose_runs_never_finish_says_so_at_its_timeout,
+    a_failing_unlisted_test_starts_one_session_per_test_and_head,
+    without_the_workflow_a_command_says_how_to_install_it_and_auto_stays_quiet,
+);
 
 const TEST: &str = "services/billing/integration::TestInvoiceRetryIdempotent";
 const WORKFLOW: &str = include_str!("../../deploy/repro-gate-rerun.yml");
@@ -122,9 +130,7 @@ async fn complete(
     deliver_done(app, "workflow_run", &format!("run-{run}"), &ev.to_string()).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_rerun_command_dispatches_both_sides_and_its_comment_gives_the_verdict() {
-    let db = Db::sqlite();
+async fn a_rerun_command_dispatches_both_sides_and_its_comment_gives_the_verdict(db: Db) {
     let fake = rerun_world("[]").await;
     let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
 
@@ -231,9 +237,7 @@ async fn a_rerun_command_dispatches_both_sides_and_its_comment_gives_the_verdict
     app.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_whose_runs_never_finish_says_so_at_its_timeout() {
-    let db = Db::sqlite();
+async fn a_session_whose_runs_never_finish_says_so_at_its_timeout(db: Db) {
     let fake = rerun_world("[]").await;
     let clock = ManualClock::new(chrono::Utc::now().timestamp_millis());
     let mut app = Spawn::new(&db)
@@ -288,9 +292,7 @@ fn failed_check(id: u64, job: u64) -> String {
     .to_string()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_failing_unlisted_test_starts_one_session_per_test_and_head() {
-    let db = Db::sqlite();
+async fn a_failing_unlisted_test_starts_one_session_per_test_and_head(db: Db) {
     let fake = rerun_world("[probation, unlisted]").await;
     fake.with(|w| {
         w.job_logs.insert(91, "--- FAIL: TestPoolCheckoutUnderLoad (3.00s)\nFAIL\texample.com/acme/services/pool/integration\t3.1s\n--- FAIL: TestLedgerReconcileNightly (0.10s)\nFAIL\texample.com/acme/services/ledger\t0.2s\n".into());
@@ -342,9 +344,7 @@ async fn a_failing_unlisted_test_starts_one_session_per_test_and_head() {
     app.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_the_workflow_a_command_says_how_to_install_it_and_auto_stays_quiet() {
-    let db = Db::sqlite();
+async fn without_the_workflow_a_command_says_how_to_install_it_and_auto_stays_quiet(db: Db) {
     let fake = rerun_world("[probation, unlisted]").await;
     fake.with(|w| {
         w.files.remove(&(REPO.into(), "main".into(), ".github/workflows/repro-gate-rerun.yml".into()));
