@@ -7,10 +7,14 @@ pub mod actions_api;
 mod api;
 pub mod app_api;
 mod auth;
+mod checks_api;
 mod download;
 mod error;
 pub mod git_api;
+mod issues_api;
+mod pulls_api;
 pub mod rate_gate;
+mod repo_api;
 pub mod transport;
 pub mod types;
 

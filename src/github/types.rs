@@ -86,6 +86,11 @@ pub struct CheckRunWrite {
     pub actions: Vec<CheckAction>,
 }
 
+/// A bot account: GitHub's `type: Bot`, or an App's `name[bot]` login.
+pub fn is_bot(kind: Option<&str>, login: &str) -> bool {
+    kind == Some("Bot") || login.ends_with("[bot]")
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Comment {
     pub id: u64,

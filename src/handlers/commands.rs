@@ -4,7 +4,7 @@
 use crate::core::commands::{self, Command};
 use crate::core::config::RepoConfig;
 use crate::core::verdict::{OverrideTarget, WaiverKind, override_target};
-use crate::github::types::RepoName;
+use crate::github::types::{RepoName, is_bot};
 use crate::store::AuditRow;
 
 use super::JobError;
@@ -24,8 +24,7 @@ pub async fn on_comment(
     if ev.action != Action::Created || ev.issue.pull_request.is_none() {
         return Ok(());
     }
-    let by_bot =
-        ev.comment.user.kind.as_deref() == Some("Bot") || ev.comment.user.login.ends_with("[bot]");
+    let by_bot = is_bot(ev.comment.user.kind.as_deref(), &ev.comment.user.login);
     let by_us = ev
         .comment
         .performed_via_github_app
