@@ -12,9 +12,6 @@ use super::context::{Services, gh, store_err};
 use super::events::{Action, IssueCommentEvent};
 use super::pull_request::evaluate;
 
-/// How long a permission answer is trusted.
-const PERMISSION_TTL_MS: i64 = 5 * 60 * 1000;
-
 pub async fn on_comment(
     svc: &Services,
     inst: i64,
@@ -63,28 +60,16 @@ pub async fn on_comment(
         let cmd = match cmd {
             Ok(c) => c,
             Err(m) => {
-                svc.store
-                    .add_audit(&audit("malformed", &m.line, false, m.message.clone()), now)
-                    .await
-                    .map_err(store_err)?;
+                let row = audit("malformed", &m.line, false, m.message.clone());
                 let reply = commands::malformed_reply(&m);
-                svc.github
-                    .create_comment(inst, repo, number, &reply)
-                    .await
-                    .map_err(gh)?;
+                refuse(svc, inst, repo, number, row, &reply, now).await?;
                 continue;
             }
         };
         if cmd.privileged() && !may_act(svc, inst, repo, actor, &config).await? {
             let why = commands::refusal(actor, cmd.name(), &repo.to_string(), &config.maintainers);
-            svc.store
-                .add_audit(&audit(cmd.name(), cmd.args(), false, why.clone()), now)
-                .await
-                .map_err(store_err)?;
-            svc.github
-                .create_comment(inst, repo, number, &why)
-                .await
-                .map_err(gh)?;
+            let row = audit(cmd.name(), cmd.args(), false, why.clone());
+            refuse(svc, inst, repo, number, row, &why, now).await?;
             continue;
         }
         match &cmd {
@@ -115,14 +100,8 @@ pub async fn on_comment(
                     super::rerun::start(svc, &config, start).await?
                 {
                     let reply = format!("@{actor}: cannot rerun: {why}.");
-                    svc.store
-                        .add_audit(&audit(cmd.name(), cmd.args(), false, why), now)
-                        .await
-                        .map_err(store_err)?;
-                    svc.github
-                        .create_comment(inst, repo, number, &reply)
-                        .await
-                        .map_err(gh)?;
+                    let row = audit(cmd.name(), cmd.args(), false, why);
+                    refuse(svc, inst, repo, number, row, &reply, now).await?;
                     continue;
                 }
             }
@@ -140,14 +119,8 @@ pub async fn on_comment(
                         now: moved_to,
                     } => {
                         let why = commands::head_moved_reply(actor, &seen, &moved_to);
-                        svc.store
-                            .add_audit(&audit(cmd.name(), cmd.args(), false, why.clone()), now)
-                            .await
-                            .map_err(store_err)?;
-                        svc.github
-                            .create_comment(inst, repo, number, &why)
-                            .await
-                            .map_err(gh)?;
+                        let row = audit(cmd.name(), cmd.args(), false, why.clone());
+                        refuse(svc, inst, repo, number, row, &why, now).await?;
                         continue;
                     }
                 };
@@ -201,6 +174,24 @@ pub async fn on_comment(
     Ok(())
 }
 
+/// A command that does not go ahead: its audit row says why, and so does a reply on the PR.
+async fn refuse(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    number: u64,
+    row: AuditRow,
+    reply: &str,
+    now: i64,
+) -> Result<(), JobError> {
+    svc.store.add_audit(&row, now).await.map_err(store_err)?;
+    svc.github
+        .create_comment(inst, repo, number, reply)
+        .await
+        .map_err(gh)?;
+    Ok(())
+}
+
 /// Write permission (read from the collaborator API, never `author_association`), or a
 /// configured maintainer (a login or an `org/team`). Answers are cached for five minutes.
 async fn may_act(
@@ -210,16 +201,7 @@ async fn may_act(
     user: &str,
     config: &RepoConfig,
 ) -> Result<bool, JobError> {
-    let key = (repo.to_string(), user.to_ascii_lowercase());
-    let now = svc.clock.now_ms();
-    if let Some((ok, until)) = svc
-        .permissions
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&key)
-        .copied()
-        && now < until
-    {
+    if let Some(ok) = svc.cached_may_act(repo, user) {
         return Ok(ok);
     }
     let mut ok = config
@@ -248,9 +230,6 @@ async fn may_act(
             }
         }
     }
-    svc.permissions
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, (ok, now + PERMISSION_TTL_MS));
+    svc.remember_may_act(repo, user, ok);
     Ok(ok)
 }

@@ -2,8 +2,7 @@
 //! rarely changes (default branch, label existence, parsed configs by ETag and blob SHA). The
 //! pull request itself is never cached: every job reads it live.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use moka::sync::Cache;
@@ -27,8 +26,8 @@ struct CachedConfig {
     sha: String,
     loaded: LoadedConfig,
 }
-/// (repository, login) → (may act, trusted until this Unix ms).
-type PermissionCache = HashMap<(String, String), (bool, i64)>;
+/// How long an answer to "may this person act here" is trusted.
+const PERMISSION_TTL_MS: i64 = 5 * 60 * 1000;
 
 #[derive(Clone)]
 pub struct Services {
@@ -44,8 +43,8 @@ pub struct Services {
     default_branches: Cache<String, String>,
     /// (repository, label) known to exist.
     labels: Cache<(String, String), ()>,
-    /// Permission answers, briefly: (repo, user) → (can act, until ms).
-    pub(crate) permissions: Arc<Mutex<PermissionCache>>,
+    /// (repository, lowercase login) → (may act, trusted until this Unix ms of `clock`).
+    permissions: Cache<(String, String), (bool, i64)>,
 }
 
 impl Services {
@@ -64,7 +63,7 @@ impl Services {
                 .max_capacity(10_000)
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
-            permissions: Arc::default(),
+            permissions: Cache::new(10_000),
         }
     }
 
@@ -107,6 +106,20 @@ impl Services {
             self.labels.insert(key, ());
         }
         Ok(exists)
+    }
+
+    /// A recent answer to "may `user` act in `repo`" (five minutes by the service's clock).
+    pub fn cached_may_act(&self, repo: &RepoName, user: &str) -> Option<bool> {
+        let key = (repo.to_string(), user.to_ascii_lowercase());
+        self.permissions
+            .get(&key)
+            .and_then(|(ok, until)| (self.clock.now_ms() < until).then_some(ok))
+    }
+
+    pub fn remember_may_act(&self, repo: &RepoName, user: &str, ok: bool) {
+        let key = (repo.to_string(), user.to_ascii_lowercase());
+        self.permissions
+            .insert(key, (ok, self.clock.now_ms() + PERMISSION_TTL_MS));
     }
 
     /// Remembers that a label exists (after creating it).
