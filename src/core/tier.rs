@@ -60,6 +60,25 @@ pub enum Standing {
 }
 
 impl Standing {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Standing::Trusted => "trusted",
+            Standing::Probation => "probation",
+            Standing::Quarantined => "quarantined",
+            Standing::Unlisted => "unlisted",
+        }
+    }
+
+    /// The standing `as_str` names; anything else is unlisted.
+    pub fn named(name: &str) -> Standing {
+        match name {
+            "trusted" => Standing::Trusted,
+            "probation" => Standing::Probation,
+            "quarantined" => Standing::Quarantined,
+            _ => Standing::Unlisted,
+        }
+    }
+
     /// A failing test's standing: its entry's tier, or unlisted.
     pub fn of(tier: Option<Tier>) -> Standing {
         match tier {
@@ -91,5 +110,17 @@ mod tests {
         assert_eq!(t, Tier::ALL);
         assert!(serde_json::from_str::<Tier>(r#""flaky""#).is_err());
         assert_eq!(Standing::of(None), Standing::Unlisted);
+        for s in [
+            Standing::Trusted,
+            Standing::Probation,
+            Standing::Quarantined,
+            Standing::Unlisted,
+        ] {
+            assert_eq!(Standing::named(s.as_str()), s);
+            assert_eq!(
+                serde_json::to_string(&s).unwrap(),
+                format!("\"{}\"", s.as_str())
+            );
+        }
     }
 }

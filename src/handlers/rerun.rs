@@ -53,24 +53,6 @@ pub enum Started {
     NoWorkflow(String),
 }
 
-fn standing_name(s: Standing) -> &'static str {
-    match s {
-        Standing::Trusted => "trusted",
-        Standing::Probation => "probation",
-        Standing::Quarantined => "quarantined",
-        Standing::Unlisted => "unlisted",
-    }
-}
-
-fn standing_named(s: &str) -> Standing {
-    match s {
-        "trusted" => Standing::Trusted,
-        "probation" => Standing::Probation,
-        "quarantined" => Standing::Quarantined,
-        _ => Standing::Unlisted,
-    }
-}
-
 /// Starts (or carries on) a session.
 pub async fn start(svc: &Services, config: &RepoConfig, s: Start<'_>) -> Result<Started, JobError> {
     if let Some(existing) = svc.store.session(&s.session).await.map_err(store_err)? {
@@ -78,13 +60,8 @@ pub async fn start(svc: &Services, config: &RepoConfig, s: Start<'_>) -> Result<
         return Ok(Started::Existing(existing.id));
     }
     let workflow = &config.rerun.workflow;
-    let default = svc.default_branch(s.inst, s.repo).await?;
-    let text = svc
-        .github
-        .workflow_text(s.inst, s.repo, workflow, &default)
-        .await
-        .map_err(gh)?;
-    let Some(inputs) = text.as_deref().and_then(rerun::dispatch_inputs) else {
+    let (default, inputs) = workflow_inputs(svc, s.inst, s.repo, workflow).await?;
+    let Some(inputs) = inputs else {
         return Ok(Started::NoWorkflow(format!(
             "the rerun workflow `.github/workflows/{workflow}` is not on `{default}` (or has no `workflow_dispatch` trigger): copy `deploy/repro-gate-rerun.yml` from repro-gate, or set `rerun.workflow` in `.github/repro-gate.yml`"
         )));
@@ -107,7 +84,7 @@ pub async fn start(svc: &Services, config: &RepoConfig, s: Start<'_>) -> Result<
     let timeout_ms = i64::from(config.rerun.timeout_minutes) * 60_000;
     let (kind, detail) = match s.trigger {
         StartedBy::Command(login) => ("command", login.to_string()),
-        StartedBy::Auto(st) => ("auto", standing_name(st).to_string()),
+        StartedBy::Auto(st) => ("auto", st.as_str().to_string()),
     };
     let created = svc
         .store
@@ -154,7 +131,7 @@ pub async fn start(svc: &Services, config: &RepoConfig, s: Start<'_>) -> Result<
         .await
         .map_err(store_err)?
         .unwrap_or(row);
-    refresh(svc, &row, None).await?;
+    refresh(svc, &row).await?;
     Ok(if created {
         Started::New(s.session)
     } else {
@@ -172,16 +149,9 @@ async fn drive(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
             .any(|s| !s.dispatched && s.dispatch_error.is_none())
     {
         let repo = repo_of(row)?;
-        let default = svc.default_branch(row.installation_id, &repo).await?;
-        let text = svc
-            .github
-            .workflow_text(row.installation_id, &repo, &row.workflow, &default)
-            .await
-            .map_err(gh)?;
-        let with_side = text
-            .as_deref()
-            .and_then(rerun::dispatch_inputs)
-            .is_some_and(|i| i.iter().any(|x| x == "side"));
+        let (default, inputs) =
+            workflow_inputs(svc, row.installation_id, &repo, &row.workflow).await?;
+        let with_side = inputs.is_some_and(|i| i.iter().any(|x| x == "side"));
         dispatch_sides(svc, row, with_side, &default).await?;
     }
     let row = svc
@@ -190,7 +160,25 @@ async fn drive(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
         .await
         .map_err(store_err)?
         .unwrap_or_else(|| row.clone());
-    refresh(svc, &row, None).await
+    refresh(svc, &row).await
+}
+
+/// The default branch, and the `workflow_dispatch` inputs the rerun workflow declares there
+/// (`None`: the file is missing or cannot be dispatched).
+async fn workflow_inputs(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    workflow: &str,
+) -> Result<(String, Option<Vec<String>>), JobError> {
+    let default = svc.default_branch(inst, repo).await?;
+    let text = svc
+        .github
+        .workflow_text(inst, repo, workflow, &default)
+        .await
+        .map_err(gh)?;
+    let inputs = text.as_deref().and_then(rerun::dispatch_inputs);
+    Ok((default, inputs))
 }
 
 fn repo_of(row: &SessionRow) -> Result<RepoName, JobError> {
@@ -250,15 +238,11 @@ async fn dispatch_sides(
 }
 
 /// Renders the session's comment and writes it (creates it the first time).
-async fn refresh(
-    svc: &Services,
-    row: &SessionRow,
-    timed_out_after: Option<u32>,
-) -> Result<(), JobError> {
+async fn refresh(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
     let repo = repo_of(row)?;
     let trigger = match row.trigger_kind.as_str() {
         "command" => Trigger::Command(&row.trigger_detail),
-        _ => Trigger::Auto(standing_named(&row.trigger_detail)),
+        _ => Trigger::Auto(Standing::named(&row.trigger_detail)),
     };
     let side_view = |which: Side| {
         let s = row.sides.iter().find(|s| s.side == which.as_str());
@@ -280,8 +264,7 @@ async fn refresh(
             },
         }
     };
-    let timed_out_after =
-        timed_out_after.or_else(|| (row.state == "timed_out").then(|| row.timeout_minutes()));
+    let timed_out_after = (row.state == "timed_out").then(|| row.timeout_minutes());
     let view = SessionView {
         session: &row.id,
         test: &row.test,
@@ -408,12 +391,12 @@ pub async fn on_side_completed(
         runs = count.runs,
         "rerun side completed"
     );
-    refresh(svc, &row, None).await
+    refresh(svc, &row).await
 }
 
 /// A session's time is up: if its runs have not both completed, its comment says so.
 pub async fn on_timeout(svc: &Services, session: &str) -> Result<(), JobError> {
-    let Some(row) = svc.store.session(session).await.map_err(store_err)? else {
+    let Some(mut row) = svc.store.session(session).await.map_err(store_err)? else {
         return Ok(());
     };
     if row.state != "running" || row.sides.iter().all(|s| s.count.is_some()) {
@@ -423,7 +406,11 @@ pub async fn on_timeout(svc: &Services, session: &str) -> Result<(), JobError> {
         .set_session_state(session, "timed_out")
         .await
         .map_err(store_err)?;
-    let minutes = row.timeout_minutes();
-    tracing::info!(session, minutes, "rerun session timed out");
-    refresh(svc, &row, Some(minutes)).await
+    row.state = "timed_out".into();
+    tracing::info!(
+        session,
+        minutes = row.timeout_minutes(),
+        "rerun session timed out"
+    );
+    refresh(svc, &row).await
 }
