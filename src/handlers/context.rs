@@ -43,6 +43,8 @@ pub struct Services {
     default_branches: Cache<String, String>,
     /// (repository, label) known to exist.
     labels: Cache<(String, String), ()>,
+    /// Repository → the App's installation on it, for work that no webhook names one for.
+    installations: Cache<String, i64>,
     /// (repository, lowercase login) → (may act, trusted until this Unix ms of `clock`).
     permissions: Cache<(String, String), (bool, i64)>,
 }
@@ -63,6 +65,10 @@ impl Services {
                 .max_capacity(10_000)
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
+            installations: Cache::builder()
+                .max_capacity(10_000)
+                .time_to_live(Duration::from_secs(3600))
+                .build(),
             permissions: Cache::new(10_000),
         }
     }
@@ -76,6 +82,17 @@ impl Services {
         let branch = self.github.default_branch(inst, repo).await.map_err(gh)?;
         self.default_branches.insert(key, branch.clone());
         Ok(branch)
+    }
+
+    /// The App's installation on the repository (cached for an hour).
+    pub async fn installation_of(&self, repo: &RepoName) -> Result<i64, GitHubError> {
+        let key = repo.to_string();
+        if let Some(i) = self.installations.get(&key) {
+            return Ok(i);
+        }
+        let inst = self.github.repo_installation(repo).await?;
+        self.installations.insert(key, inst);
+        Ok(inst)
     }
 
     /// Remembers a default branch a payload named (saves a request).

@@ -32,8 +32,9 @@ pub async fn schedule(svc: &Services) -> Result<(), JobError> {
         };
         let inst = match inst {
             Some(i) => i,
-            // Recorded by uploads or imports only: the App's installation is asked for.
-            None => match svc.github.repo_installation(&repo).await {
+            // Recorded by uploads or imports only: the App's installation is asked for (and
+            // remembered for an hour: this pass runs every few minutes).
+            None => match svc.installation_of(&repo).await {
                 Ok(i) => i,
                 Err(e) => {
                     tracing::debug!(repo = %repo, error = %e, "no installation for a repository with history");
@@ -90,25 +91,22 @@ pub async fn publish(svc: &Services, inst: i64, name: &str, due_ms: i64) -> Resu
             "repository name {name:?} is not owner/name"
         ))
     })?;
-    let done = publish_file(&svc.github, &svc.store, inst, &repo).await;
-    let out = match done {
-        Ok(o) => o,
+    match publish_file(&svc.github, &svc.store, inst, &repo).await {
+        Ok(out) => {
+            tracing::info!(repo = %repo, status = ?out.status, changes = out.changes.len(), pull_request = ?out.pull_request, "reliability file published")
+        }
         Err(PublishError::GitHub(e)) => return Err(gh(e)),
         Err(PublishError::Store(e)) => return Err(store_err(e)),
+        // The file on the default branch does not parse: nothing to build on until a person
+        // mends it, so this slot is done (a retry would fail the same way).
         Err(e @ PublishError::Existing(_)) => {
-            tracing::warn!(repo = %repo, error = %e, "the reliability file was not recomputed");
-            svc.store
-                .set_last_publish(name, svc.clock.now_ms().max(due_ms))
-                .await
-                .map_err(store_err)?;
-            return Ok(());
+            tracing::warn!(repo = %repo, error = %e, "the reliability file was not recomputed")
         }
-    };
+    }
     svc.store
         .set_last_publish(name, svc.clock.now_ms().max(due_ms))
         .await
         .map_err(store_err)?;
-    tracing::info!(repo = %repo, status = ?out.status, changes = out.changes.len(), pull_request = ?out.pull_request, "reliability file published");
     Ok(())
 }
 

@@ -6,6 +6,13 @@ use sqlx::Row as _;
 
 use super::{ClaimedJob, JobCounts, JobRow, JobState, NewJob, Store, postgres, sqlite};
 
+/// The columns a `JobRow` reads.
+macro_rules! job_rows {
+    () => {
+        "SELECT id, kind, delivery_id, event, action, serial_key, state, attempts, last_error FROM jobs"
+    };
+}
+
 /// Rows deleted per statement when pruning, so a prune never holds the writer for long.
 const PRUNE_BATCH: i64 = 1000;
 
@@ -217,21 +224,23 @@ impl Store {
 
     /// Every job of a delivery (normally one), oldest first.
     pub async fn jobs_for_delivery(&self, delivery_id: &str) -> anyhow::Result<Vec<JobRow>> {
-        const SQL: &str = "SELECT id, kind, delivery_id, event, action, serial_key, state, attempts, last_error \
-            FROM jobs WHERE delivery_id = $1 ORDER BY id";
-        let rows = on_pool!(self, pool => {
-            let rows = sqlx::query(SQL).bind(delivery_id).fetch_all(pool).await?;
-            rows.iter().map(JobRow::from_row).collect::<Result<Vec<_>, sqlx::Error>>()?
-        });
-        Ok(rows)
+        self.job_rows(
+            concat!(job_rows!(), " WHERE delivery_id = $1 ORDER BY id"),
+            delivery_id,
+        )
+        .await
     }
 
     /// Every job of a kind, oldest first (inspection and tests).
     pub async fn jobs_of_kind(&self, kind: &str) -> anyhow::Result<Vec<JobRow>> {
-        const SQL: &str = "SELECT id, kind, delivery_id, event, action, serial_key, state, attempts, last_error \
-            FROM jobs WHERE kind = $1 ORDER BY id";
+        self.job_rows(concat!(job_rows!(), " WHERE kind = $1 ORDER BY id"), kind)
+            .await
+    }
+
+    /// The rows of a `job_rows!()` query with one parameter.
+    async fn job_rows(&self, sql: &'static str, value: &str) -> anyhow::Result<Vec<JobRow>> {
         let rows = on_pool!(self, pool => {
-            let rows = sqlx::query(SQL).bind(kind).fetch_all(pool).await?;
+            let rows = sqlx::query(sql).bind(value).fetch_all(pool).await?;
             rows.iter().map(JobRow::from_row).collect::<Result<Vec<_>, sqlx::Error>>()?
         });
         Ok(rows)
