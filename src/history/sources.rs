@@ -75,14 +75,7 @@ pub async fn run_results(
     if !artifacts.is_empty() {
         let mut names = Vec::new();
         for a in artifacts {
-            let zip = download_to_temp(gh, inst, repo, a.id).await?;
-            let found = tokio::task::spawn_blocking(move || read_zip(zip))
-                .await
-                .map_err(|e| GitHubError::Decode {
-                    path: "artifact".into(),
-                    message: e.to_string(),
-                })?;
-            match found {
+            match read_artifact(gh, inst, repo, a.id, read_zip).await? {
                 Ok(per_file) => {
                     for r in per_file {
                         merge(&mut results, &mut seen, r);
@@ -150,14 +143,7 @@ pub async fn rerun_results(
         return Ok((tests, seeds));
     }
     for a in artifacts {
-        let zip = download_to_temp(gh, inst, repo, a.id).await?;
-        let read = tokio::task::spawn_blocking(move || read_rerun_zip(zip))
-            .await
-            .map_err(|e| GitHubError::Decode {
-                path: "artifact".into(),
-                message: e.to_string(),
-            })?;
-        match read {
+        match read_artifact(gh, inst, repo, a.id, read_rerun_zip).await? {
             Ok((t, s)) => {
                 tests.extend(t);
                 for seed in s {
@@ -219,10 +205,7 @@ async fn log_results(
     });
     let cut = gh.job_log(inst, repo, job, LOG_CAP, &tx).await;
     drop(tx);
-    let results = parser.await.map_err(|e| GitHubError::Decode {
-        path: "job log".into(),
-        message: e.to_string(),
-    })?;
+    let results = parser.await.map_err(joined("job log"))?;
     if cut?.0 {
         tracing::warn!(
             job,
@@ -231,6 +214,29 @@ async fn log_results(
         );
     }
     Ok(results)
+}
+
+/// Downloads an artifact's zip (capped) and reads it with `read` on a blocking thread. The
+/// outer error is GitHub's; the inner one says why the zip could not be read.
+async fn read_artifact<T: Send + 'static>(
+    gh: &GitHub,
+    inst: i64,
+    repo: &RepoName,
+    artifact: u64,
+    read: fn(std::fs::File) -> Result<T, String>,
+) -> Result<Result<T, String>, GitHubError> {
+    let zip = download_to_temp(gh, inst, repo, artifact).await?;
+    tokio::task::spawn_blocking(move || read(zip))
+        .await
+        .map_err(joined("artifact"))
+}
+
+/// A blocking task that did not finish (it panicked or was cancelled), as an error on `what`.
+fn joined(what: &'static str) -> impl Fn(tokio::task::JoinError) -> GitHubError {
+    move |e| GitHubError::Decode {
+        path: what.into(),
+        message: e.to_string(),
+    }
 }
 
 /// Downloads an artifact's zip to a temporary file (capped).
@@ -256,13 +262,7 @@ async fn download_to_temp(
         .download_artifact(inst, repo, artifact, ARTIFACT_CAP, &tx)
         .await;
     drop(tx);
-    let file = writer
-        .await
-        .map_err(|e| GitHubError::Decode {
-            path: "artifact".into(),
-            message: e.to_string(),
-        })?
-        .map_err(io)?;
+    let file = writer.await.map_err(joined("artifact"))?.map_err(io)?;
     if cut?.0 {
         return Err(GitHubError::Decode {
             path: "artifact".into(),
