@@ -167,15 +167,20 @@ pub fn read_rerun_zip<R: std::io::Read + std::io::Seek>(
     let mut zip = zip::ZipArchive::new(file).map_err(|e| format!("not a zip: {e}"))?;
     let mut tests = Vec::new();
     let mut seeds = Vec::new();
+    let mut budget = UNZIPPED_CAP;
     for i in 0..zip.len().min(MAX_ENTRIES) {
         let Ok(entry) = zip.by_index(i) else {
             continue;
         };
-        if entry.is_dir() {
+        if entry.is_dir() || budget == 0 {
             continue;
         }
         let mut bytes = Vec::new();
-        if entry.take(RERUN_ENTRY_CAP).read_to_end(&mut bytes).is_err() {
+        let read = entry
+            .take(budget.min(RERUN_ENTRY_CAP))
+            .read_to_end(&mut bytes);
+        budget = budget.saturating_sub(bytes.len() as u64);
+        if read.is_err() {
             continue;
         }
         let text = String::from_utf8_lossy(&bytes);
@@ -272,13 +277,21 @@ async fn download_to_temp(
     Ok(file)
 }
 
-/// Every report inside a zip, each entry read with a cap.
+/// Every report inside a zip, at most [`UNZIPPED_CAP`] inflated bytes in all.
 pub fn read_zip<R: std::io::Read + std::io::Seek>(
     file: R,
 ) -> Result<Vec<crate::core::failures::Results>, String> {
+    read_zip_capped(file, UNZIPPED_CAP)
+}
+
+/// Every report inside a zip, at most `cap` inflated bytes in all (a zip bomb stops there).
+fn read_zip_capped<R: std::io::Read + std::io::Seek>(
+    file: R,
+    cap: u64,
+) -> Result<Vec<crate::core::failures::Results>, String> {
     let mut zip = zip::ZipArchive::new(file).map_err(|e| format!("not a zip: {e}"))?;
     let mut out = Vec::new();
-    let mut budget = UNZIPPED_CAP;
+    let mut budget = cap;
     for i in 0..zip.len().min(MAX_ENTRIES) {
         let Ok(entry) = zip.by_index(i) else {
             continue;
@@ -286,14 +299,13 @@ pub fn read_zip<R: std::io::Read + std::io::Seek>(
         if entry.is_dir() || budget == 0 {
             continue;
         }
-        let reader = BufReader::new(entry.take(budget));
-        match read_report(reader, ReportFormat::Auto) {
-            Ok(r) => {
-                budget = budget.saturating_sub(1);
-                if !r.tests.is_empty() {
-                    out.push(r);
-                }
-            }
+        let mut limited = entry.take(budget);
+        let read = read_report(BufReader::new(&mut limited), ReportFormat::Auto);
+        // What the entry inflated to is spent, report or not.
+        budget = limited.limit();
+        match read {
+            Ok(r) if !r.tests.is_empty() => out.push(r),
+            Ok(_) => {}
             Err(e) => tracing::debug!(error = %e, "a zip entry is not a report"),
         }
     }
@@ -350,6 +362,25 @@ mod tests {
             .collect();
         assert_eq!(ids, ["p::TestA", "p::TestB", "q::TestC"]);
         assert!(read_zip(std::io::Cursor::new(b"not a zip".to_vec())).is_err());
+    }
+
+    #[test]
+    fn the_cap_counts_every_inflated_byte_of_the_zip() {
+        let report = |name: &str| {
+            format!(r#"<testsuite name="s"><testcase classname="p" name="{name}"/></testsuite>"#)
+        };
+        let (a, b) = (report("TestA"), report("TestB"));
+        let z = zip_of(&[("a.xml", a.as_bytes()), ("b.xml", b.as_bytes())]);
+        let ids = |cap: u64| -> Vec<String> {
+            read_zip_capped(std::io::Cursor::new(z.clone()), cap)
+                .unwrap()
+                .iter()
+                .flat_map(|r| r.tests.iter().map(|t| t.test.id()))
+                .collect()
+        };
+        assert_eq!(ids(1 << 20), ["p::TestA", "p::TestB"]);
+        // Room for the first entry and a little more: the second is cut before its testcase.
+        assert_eq!(ids(a.len() as u64 + 20), ["p::TestA"]);
     }
 
     #[test]
