@@ -154,7 +154,7 @@ fn instruction(row: &Row) -> String {
 /// One check's section.
 pub fn section(check: &str, sha: &str, rows: &[Row], file_error: Option<&str>) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "{SECTION_START}{} -->", md(check).replace("--", "- -"));
+    let _ = writeln!(s, "{SECTION_START}{} -->", section_key(check));
     let short: String = sha.chars().take(7).collect();
     let _ = writeln!(s, "### ❌ {} failed on `{short}`\n", name(check));
     if let Some(e) = file_error {
@@ -222,9 +222,25 @@ pub fn passed_section(check: &str, sha: &str) -> String {
     let short: String = sha.chars().take(7).collect();
     format!(
         "{SECTION_START}{} -->\n### ✅ {} passed on `{short}`\n\nIt failed on an earlier commit; the failures listed before are no longer current.\n{SECTION_END}",
-        md(check).replace("--", "- -"),
+        section_key(check),
         name(check)
     )
+}
+
+/// The name a check's section is kept under, inside an HTML comment: escaped, and without
+/// `--` (which would end the comment early).
+fn section_key(check: &str) -> String {
+    let mut key = md(check);
+    while key.contains("--") {
+        key = key.replace("--", "- -");
+    }
+    key
+}
+
+/// Whether an existing comment has a section for `check`.
+pub fn has_section(body: &str, check: &str) -> bool {
+    let key = section_key(check);
+    sections(body).iter().any(|(n, _)| *n == key)
 }
 
 /// The sections of an existing comment, by check name.
@@ -249,7 +265,7 @@ pub fn sections(body: &str) -> Vec<(String, String)> {
 
 /// Replaces (or adds) one check's section and renders the whole comment.
 pub fn compose(existing: Option<&str>, check: &str, new_section: String) -> String {
-    let key = md(check).replace("--", "- -");
+    let key = section_key(check);
     let mut secs = existing.map(sections).unwrap_or_default();
     match secs.iter_mut().find(|(n, _)| *n == key) {
         Some(slot) => slot.1 = new_section,
@@ -336,6 +352,17 @@ mod tests {
         assert!(secs[0].1.contains("passed on `bbbbbbb`"));
         assert!(secs[1].1.contains("integration"));
         assert!(third.starts_with(MARKER));
+    }
+
+    #[test]
+    fn a_section_is_found_by_its_check_whatever_the_name_holds() {
+        for check in ["ci / test", "unit_tests", "a -- b", "a---b", "[x] *y*"] {
+            let body = compose(None, check, passed_section(check, "abcdef1"));
+            assert!(has_section(&body, check), "{check}: {body}");
+            assert!(!has_section(&body, "other"));
+            let key = &sections(&body)[0].0;
+            assert!(!key.contains("--"), "{check}: {key}");
+        }
     }
 
     #[test]

@@ -66,9 +66,7 @@ pub async fn on_failed_check(
             for pr in prs {
                 let existing = reliability_comment(svc, inst, repo, pr).await?;
                 if let Some(c) = existing
-                    && comment::sections(&c.body)
-                        .iter()
-                        .any(|(n, _)| *n == run.name.replace("--", "- -"))
+                    && comment::has_section(&c.body, &run.name)
                 {
                     let body = comment::compose(
                         Some(&c.body),

@@ -93,6 +93,42 @@ async fn a_failing_check_gets_one_comment_that_later_checks_update() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_whose_name_markdown_escapes_still_gets_its_passed_section() {
+    let db = Db::sqlite();
+    let fake = world().await;
+    fake.add_pr(REPO, 1, "sha-1", "", vec![]);
+    fake.with(|w| {
+        w.job_logs.insert(78, "--- FAIL: TestPoolCheckoutUnderLoad (3.00s)\nFAIL\texample.com/acme/services/pool/integration\t3.1s\n".into());
+    });
+    let mut app = app(&db, &fake).await;
+    // `_` is escaped in the comment and `--` cannot stand inside its HTML marker.
+    let check = "unit_tests -- go";
+    deliver_done(
+        &mut app,
+        "check_run",
+        "u1",
+        &check_completed(910, check, "sha-1", "failure", Some(78)),
+    )
+    .await;
+    deliver_done(
+        &mut app,
+        "check_run",
+        "u2",
+        &check_completed(911, check, "sha-2", "success", None),
+    )
+    .await;
+    let comments = fake.comments_on(REPO, 1);
+    assert_eq!(comments.len(), 1);
+    let body = comments[0]["body"].as_str().unwrap();
+    assert!(body.contains("passed on `sha-2`"), "{body}");
+    assert!(
+        !body.contains("❌"),
+        "the failed section is replaced: {body}"
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_identifiable_failing_test_means_no_comment() {
     let db = Db::sqlite();
     let fake = world().await;
