@@ -9,6 +9,17 @@ use super::api::{decode, encode_file_path, encode_query};
 use super::types::RepoName;
 use super::{GitHub, GitHubError};
 
+/// One file committed to a branch through the contents API.
+#[derive(Clone, Copy, Debug)]
+pub struct FileWrite<'a> {
+    pub path: &'a str,
+    pub branch: &'a str,
+    pub content: &'a str,
+    pub message: &'a str,
+    /// The blob it replaces, when the file exists on the branch.
+    pub blob_sha: Option<&'a str>,
+}
+
 /// An open pull request, as the publisher needs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpenPull {
@@ -70,27 +81,22 @@ impl GitHub {
         }
     }
 
-    /// `PUT /repos/{o}/{r}/contents/{path}` on `branch` (`blob_sha`: the file it replaces).
-    #[allow(clippy::too_many_arguments)]
+    /// `PUT /repos/{o}/{r}/contents/{path}` on the write's branch.
     pub async fn put_file(
         &self,
         inst: i64,
         repo: &RepoName,
-        path: &str,
-        branch: &str,
-        content: &str,
-        message: &str,
-        blob_sha: Option<&str>,
+        file: &FileWrite<'_>,
     ) -> Result<(), GitHubError> {
         let mut body = json!({
-            "message": message,
-            "content": base64::engine::general_purpose::STANDARD.encode(content.as_bytes()),
-            "branch": branch,
+            "message": file.message,
+            "content": base64::engine::general_purpose::STANDARD.encode(file.content.as_bytes()),
+            "branch": file.branch,
         });
-        if let Some(sha) = blob_sha {
+        if let Some(sha) = file.blob_sha {
             body["sha"] = json!(sha);
         }
-        let p = format!("/repos/{repo}/contents/{}", encode_file_path(path));
+        let p = format!("/repos/{repo}/contents/{}", encode_file_path(file.path));
         self.write(inst, Method::PUT, &p, Some(&body), true)
             .await
             .map(|_| ())

@@ -138,9 +138,16 @@ pub async fn on_failed_check(
         None => (ReliabilityFile::default(), None),
     };
     let rows = comment::rows(&report, &file, &config.comment_tiers);
+    let check = FailedCheck {
+        inst,
+        repo,
+        head_sha: &run.head_sha,
+        report: &report,
+        file: &file,
+        config: &config,
+    };
     for pr in prs {
-        let sessions =
-            auto_rerun(svc, inst, repo, pr, &run.head_sha, &report, &file, &config).await?;
+        let sessions = auto_rerun(svc, &check, pr).await?;
         let mut pr_rows = rows.clone();
         for r in &mut pr_rows {
             if let Some((_, id, comment_id)) = sessions
@@ -188,19 +195,31 @@ pub async fn on_failed_check(
 /// Most sessions one failing check starts by itself.
 const MAX_AUTO_SESSIONS: usize = 5;
 
+/// A failing check as its PRs see it.
+struct FailedCheck<'a> {
+    inst: i64,
+    repo: &'a RepoName,
+    head_sha: &'a str,
+    report: &'a crate::core::failures::Report,
+    file: &'a ReliabilityFile,
+    config: &'a crate::core::config::RepoConfig,
+}
+
 /// Starts a rerun session for each failing test whose standing is in `rerun.auto` (once per
 /// test and head SHA), then answers the PR's sessions: (test, session, comment id).
-#[allow(clippy::too_many_arguments)]
 async fn auto_rerun(
     svc: &Services,
-    inst: i64,
-    repo: &RepoName,
+    check: &FailedCheck<'_>,
     pr: u64,
-    head_sha: &str,
-    report: &crate::core::failures::Report,
-    file: &ReliabilityFile,
-    config: &crate::core::config::RepoConfig,
 ) -> Result<Vec<(String, String, Option<u64>)>, JobError> {
+    let FailedCheck {
+        inst,
+        repo,
+        head_sha,
+        report,
+        file,
+        config,
+    } = *check;
     let candidates: Vec<(String, Standing)> = report
         .failed
         .iter()

@@ -15,7 +15,7 @@ use crate::core::tier::Standing;
 use crate::github::GitHubError;
 use crate::github::types::RepoName;
 use crate::queue::Task;
-use crate::store::{NewSession, SessionRow};
+use crate::store::{NewSession, SessionRow, SideDone};
 
 use super::JobError;
 use super::context::{Services, gh, store_err};
@@ -358,12 +358,14 @@ pub async fn on_side_completed(
     let fresh = svc
         .store
         .side_done(
-            session,
-            side.as_str(),
-            run_id,
-            run.html_url.as_deref(),
-            (count.failures, count.runs),
-            &seeds,
+            &SideDone {
+                session,
+                side: side.as_str(),
+                run_id,
+                run_url: run.html_url.as_deref(),
+                count: (count.failures, count.runs),
+                seeds: &seeds,
+            },
             svc.clock.now_ms(),
         )
         .await

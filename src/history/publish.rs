@@ -8,6 +8,7 @@ use crate::core::config::{self, CONFIG_PATH, RepoConfig};
 use crate::core::history::file::{pr_body, render};
 use crate::core::history::tiers::Change;
 use crate::core::reliability::{self, ReliabilityFile};
+use crate::github::git_api::FileWrite;
 use crate::github::types::RepoName;
 use crate::github::{GitHub, GitHubError};
 use crate::store::Store;
@@ -139,8 +140,14 @@ pub async fn publish(
         gh.set_branch(inst, repo, BRANCH, &base_head, branch_head.is_some())
             .await?;
         let blob = on_default.as_ref().map(|(_, sha)| sha.as_str());
-        gh.put_file(inst, repo, &path, BRANCH, &text, COMMIT_MESSAGE, blob)
-            .await?;
+        let file = FileWrite {
+            path: &path,
+            branch: BRANCH,
+            content: &text,
+            message: COMMIT_MESSAGE,
+            blob_sha: blob,
+        };
+        gh.put_file(inst, repo, &file).await?;
         out.branch_written = true;
     }
     if config.history.pull_request {

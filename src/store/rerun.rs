@@ -25,6 +25,18 @@ pub struct NewSession<'a> {
     pub deadline_ms: i64,
 }
 
+/// A side's run, completed.
+#[derive(Clone, Debug)]
+pub struct SideDone<'a> {
+    pub session: &'a str,
+    pub side: &'a str,
+    pub run_id: i64,
+    pub run_url: Option<&'a str>,
+    /// (failures, runs) of the session's test.
+    pub count: (u32, u32),
+    pub seeds: &'a [String],
+}
+
 /// One side as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SideRow {
@@ -177,22 +189,13 @@ impl Store {
     }
 
     /// Records a side's completed run; false when it was recorded before.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn side_done(
-        &self,
-        id: &str,
-        side: &str,
-        run_id: i64,
-        run_url: Option<&str>,
-        count: (u32, u32),
-        seeds: &[String],
-        now_ms: i64,
-    ) -> anyhow::Result<bool> {
+    pub async fn side_done(&self, done: &SideDone<'_>, now_ms: i64) -> anyhow::Result<bool> {
         const SQL: &str = "UPDATE rerun_sides SET run_id = $1, run_url = $2, failures = $3, runs = $4, seeds = $5, done_ms = $6 \
             WHERE session = $7 AND side = $8 AND done_ms IS NULL";
-        let seeds = serde_json::to_string(seeds)?;
-        let n = on_pool!(self, pool => sqlx::query(SQL).bind(run_id).bind(run_url).bind(i64::from(count.0)).bind(i64::from(count.1))
-            .bind(seeds).bind(now_ms).bind(id).bind(side).execute(pool).await?.rows_affected());
+        let seeds = serde_json::to_string(done.seeds)?;
+        let (failures, runs) = done.count;
+        let n = on_pool!(self, pool => sqlx::query(SQL).bind(done.run_id).bind(done.run_url).bind(i64::from(failures)).bind(i64::from(runs))
+            .bind(&seeds).bind(now_ms).bind(done.session).bind(done.side).execute(pool).await?.rows_affected());
         Ok(n == 1)
     }
 
