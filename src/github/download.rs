@@ -79,26 +79,33 @@ pub async fn stream(
         .map_err(|_| err(format!("no complete answer within {} s", timeout.as_secs())))?
 }
 
-/// `std::io::Read` over chunks handed over by a download (on a blocking thread: `next` waits
-/// for the next chunk, `None` at the end).
-pub struct ChunkReader<F: FnMut() -> Option<Bytes>> {
-    next: F,
+/// How many chunks may wait for the reader.
+const QUEUED_CHUNKS: usize = 16;
+
+/// `std::io::Read` over chunks sent from async code, read on a blocking thread; the input ends
+/// when the sender is dropped.
+pub struct ChannelReader {
+    rx: tokio::sync::mpsc::Receiver<Bytes>,
     current: Bytes,
 }
 
-impl<F: FnMut() -> Option<Bytes>> ChunkReader<F> {
-    pub fn new(next: F) -> Self {
-        ChunkReader {
-            next,
-            current: Bytes::new(),
-        }
-    }
+/// A channel whose receiving end `consume` reads as `std::io::Read` on a blocking thread: how a
+/// download or an upload is parsed (or written to a file) as it arrives, in flat memory.
+pub fn read_blocking<T: Send + 'static>(
+    consume: impl FnOnce(ChannelReader) -> T + Send + 'static,
+) -> (tokio::sync::mpsc::Sender<Bytes>, tokio::task::JoinHandle<T>) {
+    let (tx, rx) = tokio::sync::mpsc::channel(QUEUED_CHUNKS);
+    let reader = ChannelReader {
+        rx,
+        current: Bytes::new(),
+    };
+    (tx, tokio::task::spawn_blocking(move || consume(reader)))
 }
 
-impl<F: FnMut() -> Option<Bytes>> std::io::Read for ChunkReader<F> {
+impl std::io::Read for ChannelReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         while self.current.is_empty() {
-            match (self.next)() {
+            match self.rx.blocking_recv() {
                 Some(b) => self.current = b,
                 None => return Ok(0),
             }

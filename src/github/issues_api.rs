@@ -179,6 +179,23 @@ impl GitHub {
         .map(|_| ())
     }
 
+    /// This App's comment holding `marker`, if there is one. Only the App's own comment counts:
+    /// anyone can paste the marker into theirs.
+    pub async fn own_comment(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        number: u64,
+        marker: &str,
+    ) -> Result<Option<Comment>, GitHubError> {
+        let app = self.app_id();
+        Ok(self
+            .comments(inst, repo, number)
+            .await?
+            .into_iter()
+            .find(|c| c.is_by_app(app) && c.body.contains(marker)))
+    }
+
     /// Updates the comment holding `marker`, or creates it: one per PR.
     pub async fn upsert_marked_comment(
         &self,
@@ -188,14 +205,7 @@ impl GitHub {
         marker: &str,
         body: &str,
     ) -> Result<u64, GitHubError> {
-        // Only this App's own comment counts: anyone can paste the marker into theirs.
-        let app = self.app_id();
-        let existing = self
-            .comments(inst, repo, number)
-            .await?
-            .into_iter()
-            .find(|c| c.is_by_app(app) && c.body.contains(marker));
-        match existing {
+        match self.own_comment(inst, repo, number, marker).await? {
             Some(c) => {
                 if c.body != body {
                     self.update_comment(inst, repo, c.id, body).await?;

@@ -28,7 +28,7 @@ use secrecy::{ExposeSecret as _, SecretString};
 use tokio::sync::Mutex;
 
 pub use auth::AppKey;
-pub use download::ChunkReader;
+pub use download::{ChannelReader, read_blocking};
 pub use error::GitHubError;
 pub use transport::{Sleeper, TokioSleeper};
 

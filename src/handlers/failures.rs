@@ -7,7 +7,7 @@ use crate::core::failures::annotations::{self, AnnotationText};
 use crate::core::reliability::{self, ReliabilityFile};
 use crate::core::rerun;
 use crate::core::tier::Standing;
-use crate::github::ChunkReader;
+use crate::github::read_blocking;
 use crate::github::types::RepoName;
 
 use super::JobError;
@@ -30,14 +30,10 @@ async fn reliability_comment(
     repo: &RepoName,
     pr: u64,
 ) -> Result<Option<crate::github::types::Comment>, JobError> {
-    Ok(svc
-        .github
-        .comments(inst, repo, pr)
+    svc.github
+        .own_comment(inst, repo, pr, MARKER)
         .await
-        .map_err(gh)?
-        .into_iter()
-        // Only the App's own comment: a person's comment quoting the marker is theirs.
-        .find(|c| c.is_by_app(svc.github.app_id()) && c.body.contains(MARKER)))
+        .map_err(gh)
 }
 
 pub async fn on_failed_check(
@@ -282,10 +278,8 @@ async fn read_job_log(
     job: u64,
     mut all: Collector,
 ) -> Result<(Collector, Result<bool, crate::github::GitHubError>), JobError> {
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(16);
-    let parser = tokio::task::spawn_blocking(move || {
-        let reader = std::io::BufReader::new(ChunkReader::new(move || rx.blocking_recv()));
-        annotations::add_log(&mut all, reader);
+    let (tx, parser) = read_blocking(move |log| {
+        annotations::add_log(&mut all, std::io::BufReader::new(log));
         all
     });
     let downloaded = svc.github.job_log(inst, repo, job, LOG_CAP, &tx).await;

@@ -5,14 +5,14 @@
 //! cap too (a zip bomb stops at it).
 
 use std::collections::HashMap;
-use std::io::{BufReader, Read as _, Write as _};
+use std::io::{BufReader, Read as _};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use super::{MAX_TESTS_PER_RUN, ReportFormat, merge, read_report};
 use crate::core::failures::Outcome;
 use crate::github::types::RepoName;
-use crate::github::{ChunkReader, GitHub, GitHubError};
+use crate::github::{GitHub, GitHubError, read_blocking};
 
 /// Largest artifact zip downloaded.
 pub const ARTIFACT_CAP: usize = 512 * 1024 * 1024;
@@ -203,10 +203,8 @@ async fn log_results(
     repo: &RepoName,
     job: u64,
 ) -> Result<crate::core::failures::Results, GitHubError> {
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(16);
-    let parser = tokio::task::spawn_blocking(move || {
-        let reader = BufReader::new(ChunkReader::new(move || rx.blocking_recv()));
-        read_report(reader, ReportFormat::Auto).unwrap_or_default()
+    let (tx, parser) = read_blocking(|log| {
+        read_report(BufReader::new(log), ReportFormat::Auto).unwrap_or_default()
     });
     let cut = gh.job_log(inst, repo, job, LOG_CAP, &tx).await;
     drop(tx);
@@ -255,12 +253,9 @@ async fn download_to_temp(
         path: "artifact".into(),
         message: e.to_string(),
     };
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(16);
-    let writer = tokio::task::spawn_blocking(move || -> std::io::Result<std::fs::File> {
+    let (tx, writer) = read_blocking(|mut zip| -> std::io::Result<std::fs::File> {
         let mut f = tempfile::tempfile()?;
-        while let Some(b) = rx.blocking_recv() {
-            f.write_all(&b)?;
-        }
+        std::io::copy(&mut zip, &mut f)?;
         Ok(f)
     });
     let cut = gh
@@ -329,6 +324,8 @@ pub fn read_upload(
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write as _;
+
     use super::*;
 
     fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {

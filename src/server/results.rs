@@ -8,13 +8,12 @@ use std::io::{BufReader, Read as _};
 use axum::Json;
 use axum::extract::{Query, Request, State};
 use axum::response::{IntoResponse, Response};
-use bytes::Bytes;
 use http::StatusCode;
 use http_body_util::BodyExt as _;
 use serde_json::json;
 
 use super::{ApiError, AppState};
-use crate::github::ChunkReader;
+use crate::github::read_blocking;
 use crate::github::types::RepoName;
 use crate::history::{self, ReportFormat, RunInfo, tokens};
 use crate::store::Recorded;
@@ -189,9 +188,7 @@ async fn parse_streamed(
     gzipped: bool,
     format: ReportFormat,
 ) -> Result<Vec<(String, crate::core::failures::Outcome)>, ApiError> {
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<Bytes>(16);
-    let parser = tokio::task::spawn_blocking(move || {
-        let chunks = ChunkReader::new(move || rx.blocking_recv());
+    let (tx, parser) = read_blocking(move |chunks| {
         let parsed = if gzipped {
             let inflated = flate2::read::GzDecoder::new(chunks).take(MAX_INFLATED_BYTES);
             history::read_report(BufReader::new(inflated), format)
