@@ -4,7 +4,7 @@ use serde_json::json;
 
 use crate::common::{Db, TestApp};
 use crate::fake_github::FakeGitHub;
-use crate::gate::{RACY_PATCH, REPO, app, deliver_done, pr_event, world};
+use crate::gate::{REPO, add_racy_pr, app, deliver_done, pr_event, world};
 
 fn comment(id: u64, user: &str, kind: &str, body: &str, number: u64) -> String {
     json!({
@@ -20,13 +20,7 @@ fn comment(id: u64, user: &str, kind: &str, body: &str, number: u64) -> String {
 async fn setup() -> (Db, FakeGitHub, TestApp) {
     let db = Db::sqlite();
     let fake = world().await;
-    fake.add_pr(
-        REPO,
-        1,
-        "sha-1",
-        "",
-        vec![("pool/pool.go", Some(RACY_PATCH))],
-    );
+    add_racy_pr(&fake, 1, "sha-1");
     fake.with(|w| {
         w.permissions
             .insert((REPO.into(), "maya".into()), "maintain".into());

@@ -34,6 +34,17 @@ pub async fn world() -> FakeGitHub {
     fake
 }
 
+/// PR `number` at `sha` with no description whose one change takes a lock.
+pub fn add_racy_pr(fake: &FakeGitHub, number: u64, sha: &str) {
+    fake.add_pr(
+        REPO,
+        number,
+        sha,
+        "",
+        vec![("pool/pool.go", Some(RACY_PATCH))],
+    );
+}
+
 pub async fn app(db: &Db, fake: &FakeGitHub) -> TestApp {
     Spawn::new(db).workers(2).github(fake).start().await
 }

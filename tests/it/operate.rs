@@ -10,7 +10,7 @@ use repro_gate::handlers::catch_up::{Limits, run_once};
 
 use crate::common::{Db, Spawn};
 use crate::fake_github::FakeGitHub;
-use crate::gate::{RACY_PATCH, REPO, world};
+use crate::gate::{REPO, add_racy_pr, world};
 use crate::github_client::client;
 
 /// `/setup` in one browser: the page, the cookie it set, and the flow's `state`.
@@ -152,20 +152,8 @@ async fn setup_reachable_beyond_loopback_needs_the_token_from_the_log() {
 async fn catch_up_redelivers_failed_deliveries_and_evaluates_prs_without_a_check() {
     let db = Db::sqlite();
     let fake = world().await;
-    fake.add_pr(
-        REPO,
-        1,
-        "sha-1",
-        "",
-        vec![("pool/pool.go", Some(RACY_PATCH))],
-    );
-    fake.add_pr(
-        REPO,
-        2,
-        "sha-2",
-        "",
-        vec![("pool/pool.go", Some(RACY_PATCH))],
-    );
+    add_racy_pr(&fake, 1, "sha-1");
+    add_racy_pr(&fake, 2, "sha-2");
     fake.with(|w| {
         w.installations = vec![7];
         w.installation_repos.insert(7, vec![REPO.into()]);

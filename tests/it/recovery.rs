@@ -19,7 +19,7 @@ use tokio::sync::Notify;
 use crate::both_backends;
 use crate::common::{Db, Spawn, TEST_KEY};
 use crate::fake_github::{APP_ID, Fault, Hold};
-use crate::gate::{RACY_PATCH, REPO, pr_event, world};
+use crate::gate::{REPO, add_racy_pr, pr_event, world};
 
 both_backends!(
     a_catch_up_evaluation_and_a_delivery_of_the_same_pr_make_one_check_run,
@@ -28,13 +28,7 @@ both_backends!(
 
 async fn a_catch_up_evaluation_and_a_delivery_of_the_same_pr_make_one_check_run(db: Db) {
     let fake = world().await;
-    fake.add_pr(
-        REPO,
-        1,
-        "sha-1",
-        "",
-        vec![("pool/pool.go", Some(RACY_PATCH))],
-    );
+    add_racy_pr(&fake, 1, "sha-1");
     fake.with(|w| {
         w.installations = vec![7];
         w.installation_repos.insert(7, vec![REPO.into()]);
@@ -76,20 +70,8 @@ async fn a_catch_up_evaluation_and_a_delivery_of_the_same_pr_make_one_check_run(
 
 async fn jobs_claimed_by_a_killed_process_run_at_once_after_a_restart(db: Db) {
     let fake = world().await;
-    fake.add_pr(
-        REPO,
-        1,
-        "sha-1",
-        "",
-        vec![("pool/pool.go", Some(RACY_PATCH))],
-    );
-    fake.add_pr(
-        REPO,
-        2,
-        "sha-2",
-        "",
-        vec![("pool/pool.go", Some(RACY_PATCH))],
-    );
+    add_racy_pr(&fake, 1, "sha-1");
+    add_racy_pr(&fake, 2, "sha-2");
     // Time stands still: no lease ever expires, so only the release at start-up can free a job.
     let clock = ManualClock::new(1_700_000_000_000);
     let now = clock.now_ms();

@@ -217,6 +217,16 @@ mod tests {
 
     const EXISTING: &str = "policy:\n  window_runs: 200\n  flake_budget: 0.02\n  min_runs: 20\n  recovery_budget: 0.01\ntests:\n  - id: services/pool::TestA\n    tier: trusted\n    owner: pool\n    note: \"Retries hit a shared Redis: \\\"FLUSHDB\\\" in another job — see #412\"\n  - id: services/pool::TestB\n    tier: quarantined\n    note: |\n      Two lines.\n      Second: kept.\n  - id: services/pool::Gone\n    tier: probation\n    owner: x\n";
 
+    /// The tier the built file gives the test whose id ends with `name`.
+    fn tier_of(b: &Built, name: &str) -> Tier {
+        b.file
+            .tests
+            .iter()
+            .find(|t| t.id.ends_with(name))
+            .map(|t| t.tier)
+            .unwrap_or_else(|| panic!("{name} is not in the built file"))
+    }
+
     fn win(fails: usize, runs: usize) -> Window {
         let mut w = Window::default();
         for i in 0..runs {
@@ -307,27 +317,11 @@ mod tests {
         let mut proposals = Proposals::new();
         proposals.insert("services/pool::TestB".into(), (Tier::Quarantined, 150));
         let b = build(&existing, histories(), &proposals);
-        assert_eq!(
-            b.file
-                .tests
-                .iter()
-                .find(|t| t.id.ends_with("TestB"))
-                .unwrap()
-                .tier,
-            Tier::Quarantined
-        );
+        assert_eq!(tier_of(&b, "TestB"), Tier::Quarantined);
         // Proposed at 100 runs: 200 since, a full window: it climbs.
         proposals.insert("services/pool::TestB".into(), (Tier::Quarantined, 100));
         let b = build(&existing, histories(), &proposals);
-        assert_eq!(
-            b.file
-                .tests
-                .iter()
-                .find(|t| t.id.ends_with("TestB"))
-                .unwrap()
-                .tier,
-            Tier::Probation
-        );
+        assert_eq!(tier_of(&b, "TestB"), Tier::Probation);
     }
 
     #[test]
