@@ -26,6 +26,11 @@ impl Tier {
         }
     }
 
+    /// The tier `as_str` names.
+    pub fn named(name: &str) -> Option<Tier> {
+        Tier::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
     /// One tier down (trusted → probation → quarantined).
     pub fn lower(self) -> Tier {
         match self {
@@ -110,6 +115,10 @@ mod tests {
         assert_eq!(t, Tier::ALL);
         assert!(serde_json::from_str::<Tier>(r#""flaky""#).is_err());
         assert_eq!(Standing::of(None), Standing::Unlisted);
+        for t in Tier::ALL {
+            assert_eq!(Tier::named(t.as_str()), Some(t));
+        }
+        assert_eq!(Tier::named("flaky"), None);
         for s in [
             Standing::Trusted,
             Standing::Probation,

@@ -168,7 +168,7 @@ pub async fn build_from_store(
         .proposed_changes(repo)
         .await?
         .into_iter()
-        .filter_map(|(id, (tier, at))| Some((id, (tier_named(&tier)?, at))))
+        .filter_map(|(id, (tier, at))| Some((id, (Tier::named(&tier)?, at))))
         .collect();
     let histories = windows.iter().map(|(id, w)| TestHistory {
         id,
@@ -178,33 +178,12 @@ pub async fn build_from_store(
     Ok(build(existing, histories, &proposals))
 }
 
-fn tier_named(s: &str) -> Option<Tier> {
-    Tier::ALL.into_iter().find(|t| t.as_str() == s)
-}
-
-/// Remembers the tier changes of a published file, with each test's run count now.
+/// Remembers the tier changes of a published file, with each test's run count then.
 pub async fn remember_changes(store: &Store, repo: &str, built: &Built) -> anyhow::Result<()> {
-    let windows: std::collections::HashMap<String, u64> = store
-        .windows(repo)
-        .await?
-        .into_iter()
-        .map(|(id, w)| (id, w.total))
-        .collect();
     let rows: Vec<(String, String, u64)> = built
         .changes
         .iter()
-        .map(|c| {
-            // The entry's id, or a recorded id it is a path-suffix of (rare: scanned).
-            let total = windows.get(&c.id).copied().unwrap_or_else(|| {
-                let tail = format!("/{}", c.id);
-                windows
-                    .iter()
-                    .find(|(id, _)| id.ends_with(&tail))
-                    .map(|(_, t)| *t)
-                    .unwrap_or(0)
-            });
-            (c.id.clone(), c.to.as_str().to_string(), total)
-        })
+        .map(|c| (c.id.clone(), c.to.as_str().to_string(), c.runs_seen))
         .collect();
     store.propose_changes(repo, &rows).await
 }

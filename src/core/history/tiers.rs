@@ -25,6 +25,8 @@ pub struct Change {
     pub from: Tier,
     pub to: Tier,
     pub reason: String,
+    /// The test's counted runs when the change was decided: a later climb counts from here.
+    pub runs_seen: u64,
 }
 
 /// A test's new entry and its change, if any.
@@ -109,6 +111,7 @@ pub fn decide(policy: &Policy, existing: Option<&TestEntry>, h: &TestHistory<'_>
         from: start,
         to: tier,
         reason,
+        runs_seen: h.window.total,
     });
     Decided { entry, change }
 }
