@@ -64,6 +64,14 @@ fn describe() {
         "Requests made to the GitHub API, by method and status"
     );
     metrics::describe_counter!(
+        "repro_gate_verifications_total",
+        "Verifications of a claimed reproduction that reached a verdict, by verdict"
+    );
+    // Every verdict's series exists from the start (a rate over a missing series is nothing).
+    for v in crate::core::verify::Verdict::ALL {
+        metrics::counter!("repro_gate_verifications_total", "verdict" => v.label()).increment(0);
+    }
+    metrics::describe_counter!(
         "repro_gate_jobs_dead_total",
         "Jobs parked as dead after their last attempt"
     );

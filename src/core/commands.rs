@@ -18,6 +18,8 @@ pub enum Command {
         test: String,
         runs: Option<u32>,
     },
+    /// Run the verification of §11 again for the current head (and start it for a fork).
+    Verify,
     Help,
 }
 
@@ -28,7 +30,14 @@ pub struct Malformed {
     pub message: String,
 }
 
-pub const NAMES: &[&str] = &["override", "not-concurrency", "recheck", "rerun", "help"];
+pub const NAMES: &[&str] = &[
+    "override",
+    "not-concurrency",
+    "recheck",
+    "rerun",
+    "verify",
+    "help",
+];
 
 pub const USAGE: &str = "| command | who | what it does |
 |---|---|---|
@@ -36,6 +45,7 @@ pub const USAGE: &str = "| command | who | what it does |
 | `/repro not-concurrency <reason>` | same | removes the label and exempts the PR (later pushes too) |
 | `/repro recheck` | anyone who can comment | evaluates the PR again |
 | `/repro rerun <test> [n]` | same as override | reruns that one test alone n times (default 20, at most 100) on this PR's head and on its merge base, and compares the two failure rates |
+| `/repro verify` | same as override | runs the description's reproduction again for the current commit: it must fail on the merge base (with this PR's test files) and pass here; starts it for a PR from a fork |
 | `/repro help` | anyone | shows this table |";
 
 impl Command {
@@ -45,6 +55,7 @@ impl Command {
             Command::NotConcurrency { .. } => "not-concurrency",
             Command::Recheck => "recheck",
             Command::Rerun { .. } => "rerun",
+            Command::Verify => "verify",
             Command::Help => "help",
         }
     }
@@ -61,7 +72,10 @@ impl Command {
     pub fn privileged(&self) -> bool {
         matches!(
             self,
-            Command::Override { .. } | Command::NotConcurrency { .. } | Command::Rerun { .. }
+            Command::Override { .. }
+                | Command::NotConcurrency { .. }
+                | Command::Rerun { .. }
+                | Command::Verify
         )
     }
 }
@@ -126,6 +140,7 @@ pub fn parse(body: &str) -> Vec<Result<Command, Malformed>> {
                 reason: args.to_string(),
             }),
             "recheck" => Ok(Command::Recheck),
+            "verify" => Ok(Command::Verify),
             "rerun" => rerun_args(args).map_err(|message| Malformed {
                 line: t.to_string(),
                 message,

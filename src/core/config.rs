@@ -23,6 +23,7 @@ pub struct RepoConfig {
     pub maintainers: Vec<String>,
     pub history: HistoryConfig,
     pub rerun: RerunConfig,
+    pub verify: VerifyConfig,
 }
 
 /// `history:` (§9): which runs count, where reports are, when the file is recomputed.
@@ -62,6 +63,123 @@ pub struct RerunConfig {
     /// Tiers whose failure on a PR starts the protocol by itself; empty: only by command.
     pub auto: Vec<Standing>,
     pub timeout_minutes: u32,
+    /// Where a `not this change` quarantine ticket goes.
+    pub tickets: Tickets,
+}
+
+/// `rerun.tickets`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tickets {
+    /// In the session's comment.
+    #[default]
+    Comment,
+    /// Also as one issue per test.
+    Issue,
+}
+
+/// `verify.mode` (§11).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerifyMode {
+    /// The check waits for the verdict; only `verified` passes.
+    #[default]
+    Required,
+    /// The text decides; the verdict is added to the summary when it comes.
+    Advisory,
+    /// No verification: the text-only gate.
+    Off,
+}
+
+/// `verify.trace`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceRule {
+    /// The summary says whether the report names a changed file.
+    #[default]
+    Advisory,
+    /// A report that names no file the PR changes does not count.
+    Required,
+}
+
+/// `verify:` (§11): the gate runs the claimed reproduction on the merge base and on the head.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VerifyConfig {
+    pub mode: VerifyMode,
+    /// Runs per side.
+    pub runs: u32,
+    /// More environment variables that receive the seed (`REPRO_GATE_SEED` always does).
+    pub seed_env: Vec<String>,
+    /// A command template run instead of a test runner, with `{test}` and `{seed}`.
+    pub command: Option<String>,
+    pub trace: TraceRule,
+    pub timeout_minutes: u32,
+}
+
+impl Default for VerifyConfig {
+    fn default() -> Self {
+        VerifyConfig {
+            mode: VerifyMode::Required,
+            runs: 20,
+            seed_env: Vec::new(),
+            command: None,
+            trace: TraceRule::Advisory,
+            timeout_minutes: 60,
+        }
+    }
+}
+
+/// Longest `verify.command` template (it travels as one workflow input).
+pub const MAX_COMMAND_LEN: usize = 1024;
+
+/// Variables a seed may not be written to: they steer the shell, the loader or the runner.
+fn reserved_env(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "PATH",
+        "HOME",
+        "SHELL",
+        "IFS",
+        "ENV",
+        "BASH_ENV",
+        "PS4",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "CDPATH",
+        "GLOBIGNORE",
+        "PROMPT_COMMAND",
+        "PWD",
+        "OLDPWD",
+        "TMPDIR",
+        "USER",
+        "GOFLAGS",
+        "RUSTFLAGS",
+        "NODE_OPTIONS",
+        "PYTHONPATH",
+        "PYTHONSTARTUP",
+    ];
+    const PREFIXES: &[&str] = &[
+        "LD_",
+        "DYLD_",
+        "GITHUB_",
+        "RUNNER_",
+        "ACTIONS_",
+        "RERUN_",
+        "BASH_FUNC_",
+        "GIT_",
+    ];
+    EXACT.contains(&name) || PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// An environment variable name `verify.seed_env` may list.
+pub fn valid_seed_env(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_uppercase() || c == '_')
+        && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && name.len() <= 64
+        && !reserved_env(name)
 }
 
 /// Most runs per side of a rerun.
@@ -74,6 +192,7 @@ impl Default for RerunConfig {
             runs: 20,
             auto: vec![Standing::Probation, Standing::Unlisted],
             timeout_minutes: 60,
+            tickets: Tickets::Comment,
         }
     }
 }
@@ -98,6 +217,7 @@ impl Default for RepoConfig {
             maintainers: Vec::new(),
             history: HistoryConfig::default(),
             rerun: RerunConfig::default(),
+            verify: VerifyConfig::default(),
         }
     }
 }
@@ -211,6 +331,50 @@ pub fn parse(text: &str) -> Result<RepoConfig, ConfigError> {
             ),
             "workflow",
         ));
+    }
+    let v = &config.verify;
+    if v.runs == 0 || v.runs > MAX_RERUN_RUNS {
+        return Err(problem(
+            format!(
+                "verify.runs must be between 1 and {MAX_RERUN_RUNS}, not {}",
+                v.runs
+            ),
+            "runs",
+        ));
+    }
+    if v.timeout_minutes == 0 {
+        return Err(problem(
+            "verify.timeout_minutes must be at least 1".into(),
+            "timeout_minutes",
+        ));
+    }
+    if v.seed_env.len() > 8 {
+        return Err(problem(
+            "verify.seed_env lists at most 8 variables".into(),
+            "seed_env",
+        ));
+    }
+    if let Some(bad) = v.seed_env.iter().find(|n| !valid_seed_env(n)) {
+        return Err(problem(
+            format!(
+                "verify.seed_env: {bad:?} is not a variable a seed may be written to (upper-case letters, digits and _, not PATH, LD_*, GITHUB_*, RUNNER_* or the shell's own)"
+            ),
+            "seed_env",
+        ));
+    }
+    if let Some(c) = &v.command {
+        if c.trim().is_empty() || c.len() > MAX_COMMAND_LEN || c.contains(['\n', '\r', '\0']) {
+            return Err(problem(
+                format!("verify.command must be one line of at most {MAX_COMMAND_LEN} characters"),
+                "command",
+            ));
+        }
+        if !c.contains("{seed}") && !c.contains("{test}") {
+            return Err(problem(
+                "verify.command must use {seed} or {test} (else every run is the same command, whatever the claim)".into(),
+                "command",
+            ));
+        }
     }
     Ok(config)
 }

@@ -82,7 +82,17 @@ pub fn route(event: &str, envelope: &Envelope) -> Route {
         "issue_comment" => action == "created",
         "merge_group" => action == "checks_requested",
         "installation" | "installation_repositories" => true,
-        "workflow_run" => action == "completed",
+        // A rerun session's run starting too: its link is shown while it runs.
+        "workflow_run" => {
+            action == "completed"
+                || (matches!(action, "in_progress" | "requested")
+                    && envelope
+                        .workflow_run
+                        .as_ref()
+                        .and_then(|w| w.display_title.as_deref())
+                        .and_then(super::rerun::parse_title)
+                        .is_some())
+        }
         _ => false,
     };
     if handled {

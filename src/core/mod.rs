@@ -20,3 +20,4 @@ pub mod rules;
 pub mod shell;
 pub mod tier;
 pub mod verdict;
+pub mod verify;

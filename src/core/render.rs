@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::classify::Classification;
 use super::evidence::{EvidenceKind, TEMPLATE};
-use super::verdict::{Basis, Decision, GateInput};
+use super::verdict::{Basis, Conclusion, Decision, GateInput};
 
 /// The check run's name.
 pub const CHECK_NAME: &str = "repro-gate";
@@ -103,12 +103,23 @@ pub fn check_run(input: &GateInput<'_>, decision: &Decision) -> CheckText {
         Basis::Overridden => "Overridden by a maintainer".to_string(),
         Basis::Exempted => "Exempted: not a concurrency change".to_string(),
         Basis::MissingEvidence => "Missing a deterministic reproduction".to_string(),
+        Basis::Verified => "Reproduction verified".to_string(),
+        Basis::Verifying => "Verifying the reproduction".to_string(),
+        Basis::AwaitingWriter => "Verification waits for a writer's /repro verify".to_string(),
+        Basis::VerificationFailed => match input.verification.outcome() {
+            Some(o) => format!("Verification: {}", o.verdict.as_str()),
+            None => "Verification failed".to_string(),
+        },
     };
     let mut s = String::new();
     let _ = writeln!(
         s,
         "**Verdict: {}** — {}.\n",
-        decision.conclusion.as_str(),
+        match decision.conclusion {
+            Conclusion::Pending => "in progress",
+            Conclusion::ActionRequired => "action required",
+            c => c.as_str(),
+        },
         title.to_lowercase()
     );
     match decision.basis {
@@ -197,6 +208,18 @@ pub fn check_run(input: &GateInput<'_>, decision: &Decision) -> CheckText {
             s,
             "\"Reran and it is green\", \"could not reproduce\" and a clean race-detector run are never evidence. A maintainer can override with `/repro override <reason>`, or exempt a PR that is not a concurrency change with `/repro not-concurrency <reason>`.\n"
         );
+    }
+    if decision.gated
+        && decision.basis != Basis::Exempted
+        && let Some(v) = super::verify::summary::section(
+            input.verification,
+            input.verify_mode,
+            input.workflow,
+            input.verify_timeout_minutes,
+        )
+    {
+        s.push_str(v.trim_end());
+        s.push_str("\n\n");
     }
     if decision.gated {
         reasons(&mut s, input.classification, input.labeled, input.label);
@@ -316,6 +339,10 @@ mod tests {
             earlier_overrides: if o.is_some() { &earlier } else { &[] },
             config_error: cfg,
             label: "concurrency",
+            verification: &crate::core::verify::Status::Inapplicable,
+            verify_mode: crate::core::config::VerifyMode::Required,
+            verify_timeout_minutes: 60,
+            workflow: "repro-gate-rerun.yml",
         };
         let d = decide(&input);
         let t = check_run(&input, &d);

@@ -3,8 +3,9 @@
 use serde::Serialize;
 
 use super::classify::Classification;
-use super::config::ConfigError;
+use super::config::{ConfigError, VerifyMode};
 use super::evidence::EvidenceVerdict;
+use super::verify::{self, Verdict as VerifyVerdict};
 
 /// What a waiver lets through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -118,6 +119,10 @@ pub struct Waiver {
 pub enum Conclusion {
     Success,
     Failure,
+    /// A person has to act first (a fork's PR waits for a writer's `/repro verify`).
+    ActionRequired,
+    /// No conclusion yet: the check run is `in_progress` (the reproduction is being run).
+    Pending,
 }
 
 impl Conclusion {
@@ -125,6 +130,8 @@ impl Conclusion {
         match self {
             Conclusion::Success => "success",
             Conclusion::Failure => "failure",
+            Conclusion::ActionRequired => "action_required",
+            Conclusion::Pending => "in_progress",
         }
     }
 }
@@ -138,6 +145,14 @@ pub enum Basis {
     Overridden,
     Exempted,
     MissingEvidence,
+    /// The reproduction was run: it fails on the merge base and passes on the head.
+    Verified,
+    /// The reproduction was run (or could not be) and did not hold.
+    VerificationFailed,
+    /// The reproduction is being run.
+    Verifying,
+    /// A fork's reproduction waits for a writer's `/repro verify`.
+    AwaitingWriter,
 }
 
 /// Everything the decision is made from.
@@ -153,6 +168,13 @@ pub struct GateInput<'a> {
     pub earlier_overrides: &'a [Waiver],
     pub config_error: Option<&'a ConfigError>,
     pub label: &'a str,
+    /// Where verification (§11) stands for this head.
+    pub verification: &'a verify::Status,
+    pub verify_mode: VerifyMode,
+    /// `verify.timeout_minutes`, for the summary.
+    pub verify_timeout_minutes: u32,
+    /// `rerun.workflow`, for the summary.
+    pub workflow: &'a str,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,6 +193,8 @@ pub fn decide(input: &GateInput<'_>) -> Decision {
         (Conclusion::Success, Basis::NotConcurrency)
     } else if input.override_.is_some() {
         (Conclusion::Success, Basis::Overridden)
+    } else if let Some(d) = verified(input) {
+        d
     } else if input.evidence.satisfied {
         (Conclusion::Success, Basis::Evidence)
     } else {
@@ -181,6 +205,24 @@ pub fn decide(input: &GateInput<'_>) -> Decision {
         basis,
         gated,
     }
+}
+
+/// Under `verify.mode: required`, a verification decides: only `verified` passes. Under
+/// `advisory` (or with nothing to verify) the text decides.
+fn verified(input: &GateInput<'_>) -> Option<(Conclusion, Basis)> {
+    if input.verify_mode != VerifyMode::Required || !input.verification.decides() {
+        return None;
+    }
+    Some(match (input.verification, input.verification.outcome()) {
+        (verify::Status::AwaitingWriter { .. }, _) => {
+            (Conclusion::ActionRequired, Basis::AwaitingWriter)
+        }
+        (_, None) => (Conclusion::Pending, Basis::Verifying),
+        (_, Some(o)) if o.verdict == VerifyVerdict::Verified => {
+            (Conclusion::Success, Basis::Verified)
+        }
+        (_, Some(_)) => (Conclusion::Failure, Basis::VerificationFailed),
+    })
 }
 
 #[cfg(test)]
@@ -217,7 +259,153 @@ mod tests {
             earlier_overrides: &[],
             config_error: None,
             label: "concurrency",
+            verification: &verify::Status::Inapplicable,
+            verify_mode: VerifyMode::Required,
+            verify_timeout_minutes: 60,
+            workflow: "repro-gate-rerun.yml",
         })
+    }
+
+    fn with_verification(
+        status: &verify::Status,
+        mode: VerifyMode,
+        o: Option<&Waiver>,
+    ) -> Decision {
+        let cl = classification(true);
+        let ev = check_body(
+            "## Reproduction\nkind: seed\ntest: p::TestX\nseed: 1\n",
+            None,
+        );
+        decide(&GateInput {
+            classification: &cl,
+            labeled: false,
+            evidence: &ev,
+            override_: o,
+            exemption: None,
+            earlier_overrides: &[],
+            config_error: None,
+            label: "concurrency",
+            verification: status,
+            verify_mode: mode,
+            verify_timeout_minutes: 60,
+            workflow: "repro-gate-rerun.yml",
+        })
+    }
+
+    #[test]
+    fn under_required_only_a_verified_reproduction_passes() {
+        use crate::core::evidence::EvidenceKind;
+        use crate::core::rerun::verdict::Count;
+        use crate::core::verify::{Claim, SessionView, SideState, Status};
+        let claim = Claim {
+            kind: EvidenceKind::Seed,
+            test: Some("p::TestX".into()),
+            seed: Some("1".into()),
+        };
+        let session = |base: u32, head: Option<u32>| {
+            Status::Session(SessionView {
+                id: "vf-1".into(),
+                claim: claim.clone(),
+                head_sha: "h".into(),
+                base_sha: "b".into(),
+                runs: 20,
+                tests: vec![],
+                base: SideState::Done {
+                    count: Count {
+                        failures: base,
+                        runs: 20,
+                    },
+                    run_url: None,
+                },
+                branch: match head {
+                    Some(f) => SideState::Done {
+                        count: Count {
+                            failures: f,
+                            runs: 20,
+                        },
+                        run_url: None,
+                    },
+                    None => SideState::Waiting { run_url: None },
+                },
+                timed_out: false,
+                requested_by: None,
+            })
+        };
+        let req = VerifyMode::Required;
+        let d = |st: &Status, m| {
+            let d = with_verification(st, m, None);
+            (d.conclusion, d.basis)
+        };
+        assert_eq!(
+            d(&session(20, Some(0)), req),
+            (Conclusion::Success, Basis::Verified)
+        );
+        assert_eq!(
+            d(&session(0, Some(0)), req),
+            (Conclusion::Failure, Basis::VerificationFailed)
+        );
+        assert_eq!(
+            d(&session(20, None), req),
+            (Conclusion::Pending, Basis::Verifying)
+        );
+        assert_eq!(
+            d(
+                &Status::ToStart {
+                    claim: claim.clone(),
+                    tests: vec![]
+                },
+                req
+            ),
+            (Conclusion::Pending, Basis::Verifying)
+        );
+        assert_eq!(
+            d(
+                &Status::AwaitingWriter {
+                    claim: claim.clone()
+                },
+                req
+            ),
+            (Conclusion::ActionRequired, Basis::AwaitingWriter)
+        );
+        assert_eq!(
+            d(
+                &Status::Unrunnable {
+                    claim: claim.clone(),
+                    reason: "x".into()
+                },
+                req
+            ),
+            (Conclusion::Failure, Basis::VerificationFailed)
+        );
+        // Nothing to run: the text decides.
+        assert_eq!(
+            d(
+                &Status::NotInstalled {
+                    workflow: "w.yml".into()
+                },
+                req
+            ),
+            (Conclusion::Success, Basis::Evidence)
+        );
+        // Advisory: the text decides whatever the runs say.
+        for st in [
+            session(0, Some(0)),
+            session(20, None),
+            Status::AwaitingWriter {
+                claim: claim.clone(),
+            },
+        ] {
+            assert_eq!(
+                d(&st, VerifyMode::Advisory),
+                (Conclusion::Success, Basis::Evidence)
+            );
+        }
+        // An override still applies.
+        let w = waiver();
+        assert_eq!(
+            with_verification(&session(0, Some(0)), req, Some(&w)).basis,
+            Basis::Overridden
+        );
     }
 
     #[test]

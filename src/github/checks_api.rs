@@ -95,12 +95,18 @@ impl GitHub {
         let actions: Vec<&CheckAction> = run.actions.iter().take(3).collect();
         let mut body = json!({
             "name": run.name,
-            "status": "completed",
-            "conclusion": run.conclusion,
-            "completed_at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             "output": output,
             "actions": actions,
         });
+        match &run.conclusion {
+            Some(c) => {
+                body["status"] = json!("completed");
+                body["conclusion"] = json!(c);
+                body["completed_at"] =
+                    json!(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+            }
+            None => body["status"] = json!("in_progress"),
+        }
         match existing {
             // Already showing this verdict: a write would change nothing.
             Some(c) if c.shows(run) => Ok(c.id),

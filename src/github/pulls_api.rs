@@ -21,6 +21,34 @@ struct RefJson {
     sha: String,
     #[serde(rename = "ref", default)]
     name: String,
+    /// `null` when the head's fork was deleted; absent in some minimal payloads.
+    #[serde(default, deserialize_with = "present")]
+    repo: Option<Option<RefRepoJson>>,
+}
+
+/// A field that is there (`Some`, maybe `null`) or absent (`None`, through `default`).
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+#[derive(Deserialize)]
+struct RefRepoJson {
+    #[serde(default)]
+    full_name: String,
+}
+
+/// Whether the head is from another repository than the base. A deleted head repository
+/// (`null`) counts as a fork: nobody can say whose code it is.
+fn is_fork(head: &RefJson, base: &RefJson) -> bool {
+    match (&head.repo, &base.repo) {
+        (Some(Some(h)), Some(Some(b))) => !h.full_name.eq_ignore_ascii_case(&b.full_name),
+        (Some(None), Some(Some(_))) => true,
+        _ => false,
+    }
 }
 
 #[derive(Deserialize)]
@@ -45,7 +73,9 @@ struct PullJson {
 
 impl From<PullJson> for PullRequest {
     fn from(p: PullJson) -> Self {
+        let fork = is_fork(&p.head, &p.base);
         PullRequest {
+            fork,
             number: p.number,
             title: p.title,
             body: p.body.unwrap_or_default(),

@@ -39,6 +39,9 @@ pub struct PullRequest {
     pub author: String,
     /// GitHub's clock: the last change (a push updates it).
     pub updated_at_ms: Option<i64>,
+    /// The head is in another repository than the base (a fork, or a fork since deleted):
+    /// its code never runs on this repository's runners without a person asking.
+    pub fork: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,8 +60,11 @@ pub struct CheckRun {
 impl CheckRun {
     /// True when this run already shows what `run` would write (a PATCH would change nothing).
     pub fn shows(&self, run: &CheckRunWrite) -> bool {
-        self.status == "completed"
-            && self.conclusion.as_deref() == Some(run.conclusion.as_str())
+        let status_matches = match &run.conclusion {
+            Some(c) => self.status == "completed" && self.conclusion.as_deref() == Some(c.as_str()),
+            None => self.status == "in_progress",
+        };
+        status_matches
             && self.title.as_deref() == Some(run.title.as_str())
             && self.summary.as_deref() == Some(fit_check_text(&run.summary).as_str())
             && self.text.as_deref().unwrap_or("")
@@ -74,12 +80,13 @@ pub struct CheckAction {
     pub identifier: String,
 }
 
-/// A completed check run to write.
+/// A check run to write.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckRunWrite {
     pub name: String,
     pub head_sha: String,
-    pub conclusion: String,
+    /// `success`, `failure`, `action_required`…; `None`: `in_progress`, no conclusion yet.
+    pub conclusion: Option<String>,
     pub title: String,
     pub summary: String,
     pub text: Option<String>,

@@ -95,11 +95,22 @@ pub async fn on_comment(
                         "{repo}#{number}:comment:{}",
                         ev.comment.id
                     )),
+                    timeout_minutes: config.rerun.timeout_minutes,
+                    verify: None,
                 };
                 if let super::rerun::Started::NoWorkflow(why) =
                     super::rerun::start(svc, &config, start).await?
                 {
                     let reply = format!("@{actor}: cannot rerun: {why}.");
+                    let row = audit(cmd.name(), cmd.args(), false, why);
+                    refuse(svc, inst, repo, number, row, &reply, now).await?;
+                    continue;
+                }
+            }
+            Command::Verify => {
+                if let Some(why) = verify_now(svc, inst, repo, number, actor, ev.comment.id).await?
+                {
+                    let reply = format!("@{actor}: nothing was run: {why}");
                     let row = audit(cmd.name(), cmd.args(), false, why);
                     refuse(svc, inst, repo, number, row, &reply, now).await?;
                     continue;
@@ -172,6 +183,56 @@ pub async fn on_comment(
         }
     }
     Ok(())
+}
+
+/// `/repro verify` by a writer: a new verification session of the current head and claim
+/// (also for a PR from a fork). `Some(why)` when there is nothing to run.
+async fn verify_now(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    number: u64,
+    actor: &str,
+    comment: u64,
+) -> Result<Option<String>, JobError> {
+    use crate::core::config::VerifyMode;
+    use crate::core::verify::{self, Status};
+    let Some(mut gate) = super::pull_request::assess(svc, inst, repo, number).await? else {
+        return Ok(Some("the pull request is gone.".into()));
+    };
+    let workflow = gate.config.rerun.workflow.clone();
+    let claim_and_tests = |claim: &verify::Claim| {
+        verify::test_files_for_base(&gate.files).map(|t| (claim.clone(), t))
+    };
+    let plan = match &gate.verification {
+        Status::ToStart { claim, tests } => Ok((claim.clone(), tests.clone())),
+        Status::AwaitingWriter { claim } => claim_and_tests(claim),
+        Status::Session(s) => claim_and_tests(&s.claim),
+        Status::Unrunnable { reason, .. } => Err(format!("{reason}.")),
+        Status::NotInstalled { .. } => Err(format!(
+            "verification needs the rerun workflow `.github/workflows/{workflow}` on the default branch (copy `deploy/repro-gate-rerun.yml` from repro-gate)."
+        )),
+        Status::Outdated { missing, .. } => Err(format!(
+            "the rerun workflow `.github/workflows/{workflow}` does not take the inputs {} that verification needs; update it from `deploy/repro-gate-rerun.yml`.",
+            missing.join(", ")
+        )),
+        Status::Inapplicable if gate.config.verify.mode == VerifyMode::Off => {
+            Err("verification is off here (`verify.mode: off` in `.github/repro-gate.yml`).".into())
+        }
+        Status::Inapplicable => Err("the description claims no reproduction to run (a `seed` with its test, or a test that forces the interleaving), or the PR is not under the gate.".into()),
+    };
+    let (claim, tests) = match plan {
+        Ok(p) => p,
+        Err(why) => return Ok(Some(why)),
+    };
+    gate.start_verification(svc, inst, repo, &claim, &tests, Some((actor, comment)))
+        .await?;
+    if let Status::NotInstalled { .. } = gate.verification {
+        return Ok(Some(format!(
+            "the rerun workflow `.github/workflows/{workflow}` is not on the default branch."
+        )));
+    }
+    Ok(None)
 }
 
 /// A command that does not go ahead: its audit row says why, and so does a reply on the PR.

@@ -47,6 +47,9 @@ pub struct Services {
     installations: Cache<String, i64>,
     /// (repository, lowercase login) → (may act, trusted until this Unix ms of `clock`).
     permissions: Cache<(String, String), (bool, i64)>,
+    /// (repository, workflow file) → the `workflow_dispatch` inputs it declares on the default
+    /// branch (`None`: missing or not dispatchable), for a minute like the config.
+    workflows: Cache<(String, String), Option<Vec<String>>>,
 }
 
 impl Services {
@@ -70,7 +73,36 @@ impl Services {
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
             permissions: Cache::new(10_000),
+            workflows: Cache::builder()
+                .max_capacity(10_000)
+                .time_to_live(Duration::from_secs(60))
+                .build(),
         }
+    }
+
+    /// The default branch, and the `workflow_dispatch` inputs the workflow declares there
+    /// (`None`: the file is missing or cannot be dispatched). Cached for a minute.
+    pub async fn workflow_inputs(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        workflow: &str,
+    ) -> Result<(String, Option<Vec<String>>), JobError> {
+        let default = self.default_branch(inst, repo).await?;
+        let key = (repo.to_string(), workflow.to_string());
+        if let Some(inputs) = self.workflows.get(&key) {
+            return Ok((default, inputs));
+        }
+        let text = self
+            .github
+            .workflow_text(inst, repo, workflow, &default)
+            .await
+            .map_err(gh)?;
+        let inputs = text
+            .as_deref()
+            .and_then(crate::core::rerun::dispatch_inputs);
+        self.workflows.insert(key, inputs.clone());
+        Ok((default, inputs))
     }
 
     /// The repository's default branch (cached for ten minutes).

@@ -143,7 +143,7 @@ pub async fn on_failed_check(
         config: &config,
     };
     for pr in prs {
-        let sessions = auto_rerun(svc, &check, pr).await?;
+        let (sessions, skipped) = auto_rerun(svc, &check, pr).await?;
         let mut pr_rows = rows.clone();
         for r in &mut pr_rows {
             if let Some((_, id, comment_id)) = sessions
@@ -153,6 +153,8 @@ pub async fn on_failed_check(
             {
                 let anchor = comment_id.map(|c| format!("#issuecomment-{c}"));
                 r.session = Some(rerun::comment::pointer(anchor.as_deref(), id));
+            } else if skipped.iter().any(|t| rerun::same_test(t, &r.id)) {
+                r.session = Some(rerun::comment::FORK_NOTE.to_string());
             }
         }
         if pr_rows.is_empty() {
@@ -201,13 +203,18 @@ struct FailedCheck<'a> {
     config: &'a crate::core::config::RepoConfig,
 }
 
+/// The PR's sessions (test, session, comment id), and the tests not rerun because the PR is
+/// from a fork.
+type AutoReruns = (Vec<(String, String, Option<u64>)>, Vec<String>);
+
 /// Starts a rerun session for each failing test whose standing is in `rerun.auto` (once per
-/// test and head SHA), then answers the PR's sessions: (test, session, comment id).
+/// test and head SHA), except on a PR from a fork: its code never runs on this repository's
+/// runners without a person, so those tests are answered as skipped.
 async fn auto_rerun(
     svc: &Services,
     check: &FailedCheck<'_>,
     pr: u64,
-) -> Result<Vec<(String, String, Option<u64>)>, JobError> {
+) -> Result<AutoReruns, JobError> {
     let FailedCheck {
         inst,
         repo,
@@ -231,9 +238,13 @@ async fn auto_rerun(
         })
         .take(MAX_AUTO_SESSIONS)
         .collect();
+    let mut skipped = Vec::new();
     if !candidates.is_empty() {
         let live = svc.github.pull_request(inst, repo, pr).await.map_err(gh)?;
-        if live.head_sha != head_sha {
+        if live.fork {
+            tracing::info!(pr, "a PR from a fork: no automatic rerun without a person");
+            skipped = candidates.iter().map(|(t, _)| t.clone()).collect();
+        } else if live.head_sha != head_sha {
             tracing::info!(
                 pr,
                 "the failing check is of an older head; no rerun started"
@@ -250,6 +261,8 @@ async fn auto_rerun(
                     runs: config.rerun.runs,
                     trigger: super::rerun::StartedBy::Auto(standing),
                     session: rerun::session_id(&format!("{repo}#{pr}:auto:{test}@{head_sha}")),
+                    timeout_minutes: config.rerun.timeout_minutes,
+                    verify: None,
                 };
                 if let super::rerun::Started::NoWorkflow(why) =
                     super::rerun::start(svc, config, start).await?
@@ -260,10 +273,12 @@ async fn auto_rerun(
             }
         }
     }
-    svc.store
+    let sessions = svc
+        .store
         .pr_sessions(&repo.to_string(), pr)
         .await
-        .map_err(store_err)
+        .map_err(store_err)?;
+    Ok((sessions, skipped))
 }
 
 /// Most bytes of one job log read (a log is streamed through the parser; memory stays flat).

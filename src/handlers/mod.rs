@@ -10,6 +10,7 @@ mod failures;
 mod history;
 mod pull_request;
 mod rerun;
+mod verify;
 mod workflow_run;
 
 pub use context::Services;

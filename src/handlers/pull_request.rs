@@ -8,6 +8,7 @@ use crate::core::render::{self, CHECK_NAME};
 use crate::core::verdict::{
     Applicable, Conclusion, Decision, GateInput, Waiver, WaiverKind, applicable, decide,
 };
+use crate::core::verify;
 use crate::github::GitHubError;
 use crate::github::types::{CheckAction, CheckRunWrite, PullRequest, RepoName};
 use crate::store::ms_to_rfc3339;
@@ -30,6 +31,9 @@ pub struct Gate {
     pub exemption: Option<Waiver>,
     pub earlier_overrides: Vec<Waiver>,
     pub labeled: bool,
+    /// Where verification (§11) stands for this head.
+    pub verification: verify::Status,
+    pub files: Vec<crate::core::diff::FileChange>,
 }
 
 impl Gate {
@@ -43,6 +47,10 @@ impl Gate {
             earlier_overrides: &self.earlier_overrides,
             config_error: self.config_error.as_ref(),
             label: &self.config.label,
+            verification: &self.verification,
+            verify_mode: self.config.verify.mode,
+            verify_timeout_minutes: self.config.verify.timeout_minutes,
+            workflow: &self.config.rerun.workflow,
         }
     }
 
@@ -70,12 +78,13 @@ pub async fn assess(
         .await
         .map_err(gh)?;
     // Judgement is CPU work over text anyone can write: off the async threads.
-    let (classification, evidence, config) = {
+    let (classification, evidence, config, files) = {
         let (title, body) = (pr.title.clone(), pr.body.clone());
         tokio::task::spawn_blocking(move || {
             let classification = classify(&files, &config);
-            let evidence = check_pr(Some(&title), &body, Some(&files));
-            (classification, evidence, config)
+            let mut evidence = check_pr(Some(&title), &body, Some(&files));
+            verify::trace::cross_check(&mut evidence, &files, config.verify.trace);
+            (classification, evidence, config, files)
         })
         .await
         .map_err(|e| JobError::Transient(anyhow::anyhow!("judging the PR: {e}")))?
@@ -103,7 +112,7 @@ pub async fn assess(
         earlier_overrides,
     } = applicable(&recorded, &pr.head_sha);
     let labeled = pr.labels.iter().any(|l| l == &config.label);
-    Ok(Some(Gate {
+    let mut gate = Gate {
         pr,
         config,
         config_error,
@@ -113,7 +122,56 @@ pub async fn assess(
         exemption,
         earlier_overrides,
         labeled,
-    }))
+        verification: verify::Status::Inapplicable,
+        files,
+    };
+    let waived = gate.override_.is_some() || gate.exemption.is_some();
+    let gated = (gate.classification.concurrency || gate.labeled) && !waived;
+    gate.verification = super::verify::status(svc, &gate.ask(inst, repo), gated).await?;
+    Ok(Some(gate))
+}
+
+impl Gate {
+    /// What verification reads of this gate.
+    pub fn ask<'a>(&'a self, inst: i64, repo: &'a RepoName) -> super::verify::Ask<'a> {
+        super::verify::Ask {
+            inst,
+            repo,
+            pr: &self.pr,
+            config: &self.config,
+            evidence: &self.evidence,
+            files: &self.files,
+        }
+    }
+
+    /// Starts the verification the gate calls for (once per head and claim; `by`: a writer's
+    /// `/repro verify`), then reads where it stands.
+    pub async fn start_verification(
+        &mut self,
+        svc: &Services,
+        inst: i64,
+        repo: &RepoName,
+        claim: &verify::Claim,
+        tests: &[String],
+        by: Option<(&str, u64)>,
+    ) -> Result<(), JobError> {
+        let started = super::verify::start(svc, &self.ask(inst, repo), claim, tests, by).await?;
+        self.verification = match started {
+            super::rerun::Started::NoWorkflow(_) => verify::Status::NotInstalled {
+                workflow: self.config.rerun.workflow.clone(),
+            },
+            super::rerun::Started::New(id) | super::rerun::Started::Existing(id) => svc
+                .store
+                .session(&id)
+                .await
+                .map_err(store_err)?
+                .as_ref()
+                .and_then(super::verify::view_of)
+                .map(verify::Status::Session)
+                .unwrap_or(verify::Status::Inapplicable),
+        };
+        Ok(())
+    }
 }
 
 /// Evaluates a PR and writes its label and check run.
@@ -123,7 +181,7 @@ pub async fn evaluate(
     repo: &RepoName,
     number: u64,
 ) -> Result<(), JobError> {
-    let Some(gate) = assess(svc, inst, repo, number).await? else {
+    let Some(mut gate) = assess(svc, inst, repo, number).await? else {
         tracing::info!(pr = number, "pull request not found; nothing to evaluate");
         return Ok(());
     };
@@ -140,6 +198,21 @@ pub async fn evaluate(
         )
         .await
         .map_err(store_err)?;
+    if let verify::Status::ToStart { claim, tests } = gate.verification.clone() {
+        gate.start_verification(svc, inst, repo, &claim, &tests, None)
+            .await?;
+    }
+    write(svc, inst, repo, &gate).await
+}
+
+/// Writes the gate's label and check run.
+pub async fn write(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    gate: &Gate,
+) -> Result<(), JobError> {
+    let number = gate.pr.number;
     let decision = gate.decision();
     // The label is added when the code touches concurrency; it is never removed by the bot.
     if gate.classification.concurrency && !gate.labeled && gate.exemption.is_none() {
@@ -171,7 +244,8 @@ pub async fn evaluate(
     Ok(())
 }
 
-/// The `repro-gate` check run for a SHA, with its Re-check button.
+/// The `repro-gate` check run for a SHA, with its Re-check button (`in_progress` while the
+/// conclusion is pending).
 pub fn gate_check_run(
     head_sha: &str,
     conclusion: Conclusion,
@@ -181,7 +255,7 @@ pub fn gate_check_run(
     CheckRunWrite {
         name: CHECK_NAME.into(),
         head_sha: head_sha.to_string(),
-        conclusion: conclusion.as_str().to_string(),
+        conclusion: (conclusion != Conclusion::Pending).then(|| conclusion.as_str().to_string()),
         title,
         summary,
         text: None,

@@ -15,7 +15,7 @@ use crate::core::tier::Standing;
 use crate::github::GitHubError;
 use crate::github::types::RepoName;
 use crate::queue::Task;
-use crate::store::{NewSession, SessionRow, SideDone};
+use crate::store::{NewSession, NewVerify, SessionRow, SideDone};
 
 use super::JobError;
 use super::context::{Services, gh, store_err};
@@ -35,6 +35,18 @@ pub struct Start<'a> {
     pub trigger: StartedBy<'a>,
     /// Stable per trigger: the same trigger retried is the same session.
     pub session: String,
+    pub timeout_minutes: u32,
+    /// A verification (§11): the claim's seed, the test files for the base, the command.
+    pub verify: Option<VerifyPlan<'a>>,
+}
+
+/// What a verification runs beyond §10's inputs.
+#[derive(Clone, Debug)]
+pub struct VerifyPlan<'a> {
+    pub claim: &'a crate::core::verify::Claim,
+    pub tests: &'a [String],
+    pub command: Option<&'a str>,
+    pub seed_env: &'a [String],
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -60,7 +72,7 @@ pub async fn start(svc: &Services, config: &RepoConfig, s: Start<'_>) -> Result<
         return Ok(Started::Existing(existing.id));
     }
     let workflow = &config.rerun.workflow;
-    let (default, inputs) = workflow_inputs(svc, s.inst, s.repo, workflow).await?;
+    let (default, inputs) = svc.workflow_inputs(s.inst, s.repo, workflow).await?;
     let Some(inputs) = inputs else {
         return Ok(Started::NoWorkflow(format!(
             "the rerun workflow `.github/workflows/{workflow}` is not on `{default}` (or has no `workflow_dispatch` trigger): copy `deploy/repro-gate-rerun.yml` from repro-gate, or set `rerun.workflow` in `.github/repro-gate.yml`"
@@ -81,11 +93,25 @@ pub async fn start(svc: &Services, config: &RepoConfig, s: Start<'_>) -> Result<
             (failures, runs)
         });
     let now = svc.clock.now_ms();
-    let timeout_ms = i64::from(config.rerun.timeout_minutes) * 60_000;
+    let timeout_ms = i64::from(s.timeout_minutes.max(1)) * 60_000;
     let (kind, detail) = match s.trigger {
         StartedBy::Command(login) => ("command", login.to_string()),
         StartedBy::Auto(st) => ("auto", st.as_str().to_string()),
     };
+    let claim_key = s.verify.as_ref().map(|v| v.claim.key());
+    let verify = s.verify.as_ref().map(|v| NewVerify {
+        claim_key: claim_key.as_deref().unwrap_or(""),
+        claim_kind: match v.claim.kind {
+            crate::core::evidence::EvidenceKind::Seed => "seed",
+            crate::core::evidence::EvidenceKind::Interleaving => "interleaving",
+            crate::core::evidence::EvidenceKind::Trace => "trace",
+        },
+        claim_test: v.claim.test.as_deref(),
+        seed: v.claim.seed.as_deref(),
+        tests: v.tests,
+        command: v.command,
+        seed_env: v.seed_env,
+    });
     let created = svc
         .store
         .create_session(&NewSession {
@@ -103,6 +129,7 @@ pub async fn start(svc: &Services, config: &RepoConfig, s: Start<'_>) -> Result<
             history,
             now_ms: now,
             deadline_ms: now + timeout_ms,
+            verify,
         })
         .await
         .map_err(store_err)?;
@@ -123,8 +150,7 @@ pub async fn start(svc: &Services, config: &RepoConfig, s: Start<'_>) -> Result<
         )
         .await
         .map_err(store_err)?;
-    let with_side = inputs.iter().any(|i| i == "side");
-    dispatch_sides(svc, &row, with_side, &default).await?;
+    dispatch_sides(svc, &row, &inputs, &default).await?;
     let row = svc
         .store
         .session(&s.session)
@@ -149,10 +175,10 @@ async fn drive(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
             .any(|s| !s.dispatched && s.dispatch_error.is_none())
     {
         let repo = repo_of(row)?;
-        let (default, inputs) =
-            workflow_inputs(svc, row.installation_id, &repo, &row.workflow).await?;
-        let with_side = inputs.is_some_and(|i| i.iter().any(|x| x == "side"));
-        dispatch_sides(svc, row, with_side, &default).await?;
+        let (default, inputs) = svc
+            .workflow_inputs(row.installation_id, &repo, &row.workflow)
+            .await?;
+        dispatch_sides(svc, row, &inputs.unwrap_or_default(), &default).await?;
     }
     let row = svc
         .store
@@ -161,24 +187,6 @@ async fn drive(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
         .map_err(store_err)?
         .unwrap_or_else(|| row.clone());
     refresh(svc, &row).await
-}
-
-/// The default branch, and the `workflow_dispatch` inputs the rerun workflow declares there
-/// (`None`: the file is missing or cannot be dispatched).
-async fn workflow_inputs(
-    svc: &Services,
-    inst: i64,
-    repo: &RepoName,
-    workflow: &str,
-) -> Result<(String, Option<Vec<String>>), JobError> {
-    let default = svc.default_branch(inst, repo).await?;
-    let text = svc
-        .github
-        .workflow_text(inst, repo, workflow, &default)
-        .await
-        .map_err(gh)?;
-    let inputs = text.as_deref().and_then(rerun::dispatch_inputs);
-    Ok((default, inputs))
 }
 
 fn repo_of(row: &SessionRow) -> Result<RepoName, JobError> {
@@ -196,10 +204,11 @@ fn repo_of(row: &SessionRow) -> Result<RepoName, JobError> {
 async fn dispatch_sides(
     svc: &Services,
     row: &SessionRow,
-    with_side: bool,
+    declared: &[String],
     default: &str,
 ) -> Result<(), JobError> {
     let repo = repo_of(row)?;
+    let takes = |name: &str| declared.iter().any(|d| d == name);
     for side in &row.sides {
         if side.dispatched || side.dispatch_error.is_some() {
             continue;
@@ -210,8 +219,25 @@ async fn dispatch_sides(
             "runs": row.runs,
             "session": row.id,
         });
-        if with_side {
+        if takes("side") {
             inputs["side"] = json!(side.side);
+        }
+        if let Some(v) = &row.verify {
+            // Only what the workflow declares: GitHub refuses an unexpected input.
+            let mut put = |name: &str, value: Option<String>| {
+                if let Some(value) = value.filter(|v| !v.is_empty())
+                    && takes(name)
+                {
+                    inputs[name] = json!(value);
+                }
+            };
+            if side.side == Side::Base.as_str() {
+                put("tests_from", row.head_sha.clone());
+                put("tests", Some(v.tests.join(" ")));
+            }
+            put("seed", v.seed.clone());
+            put("command", v.command.clone());
+            put("seed_env", Some(v.seed_env.join(" ")));
         }
         let done = svc
             .github
@@ -237,8 +263,26 @@ async fn dispatch_sides(
     Ok(())
 }
 
-/// Renders the session's comment and writes it (creates it the first time).
+/// Renders the session's comment and writes it (creates it the first time). A verification
+/// has no comment: its PR is evaluated again, and the check run shows it.
 async fn refresh(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
+    if row.verify.is_some() {
+        super::verify::settle(svc, row).await?;
+        return svc
+            .queue
+            .submit(
+                &Task::EvaluatePr {
+                    installation: row.installation_id,
+                    repo: row.repository.clone(),
+                    number: row.pr_number,
+                },
+                None,
+                Duration::ZERO,
+            )
+            .await
+            .map(|_| ())
+            .map_err(store_err);
+    }
     let repo = repo_of(row)?;
     let trigger = match row.trigger_kind.as_str() {
         "command" => Trigger::Command(&row.trigger_detail),
@@ -338,6 +382,14 @@ pub async fn on_side_completed(
     if known.is_none_or(|s| s.count.is_some()) {
         return Ok(());
     }
+    if row.state == "timed_out" {
+        tracing::info!(
+            session,
+            run = run.id,
+            "a run of a session that timed out; its verdict stands"
+        );
+        return Ok(());
+    }
     let (config, _) = svc.repo_config(inst, repo).await?;
     let mut patterns = config.history.artifacts.clone();
     patterns.push("repro-gate-rerun*".into());
@@ -346,14 +398,7 @@ pub async fn on_side_completed(
         crate::history::sources::rerun_results(&svc.github, inst, repo, run.id, &globs)
             .await
             .map_err(gh)?;
-    let mut count = Count::default();
-    for r in results
-        .iter()
-        .filter(|r| rerun::same_test(&row.test, &r.test.id()))
-    {
-        count.failures += r.failures;
-        count.runs += r.failures + r.passes;
-    }
+    let count = rerun::count_of(&row.test, &results);
     let run_id = i64::try_from(run.id).unwrap_or(i64::MAX);
     let fresh = svc
         .store
@@ -415,4 +460,36 @@ pub async fn on_timeout(svc: &Services, session: &str) -> Result<(), JobError> {
         "rerun session timed out"
     );
     refresh(svc, &row).await
+}
+
+/// One side's run started: its link goes into the session's comment or check run at once.
+pub async fn on_side_started(
+    svc: &Services,
+    repo: &RepoName,
+    run: &WorkflowRun,
+    session: &str,
+    side: Side,
+) -> Result<(), JobError> {
+    let Some(row) = svc.store.session(session).await.map_err(store_err)? else {
+        return Ok(());
+    };
+    if row.repository != repo.to_string() || row.state != "running" {
+        return Ok(());
+    }
+    let run_id = i64::try_from(run.id).unwrap_or(i64::MAX);
+    if svc
+        .store
+        .side_started(session, side.as_str(), run_id, run.html_url.as_deref())
+        .await
+        .map_err(store_err)?
+    {
+        let row = svc
+            .store
+            .session(session)
+            .await
+            .map_err(store_err)?
+            .unwrap_or(row);
+        refresh(svc, &row).await?;
+    }
+    Ok(())
 }

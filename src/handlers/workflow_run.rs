@@ -18,14 +18,21 @@ pub async fn on_workflow_run(
     repo: &RepoName,
     ev: &WorkflowRunEvent,
 ) -> Result<(), JobError> {
+    let run = &ev.workflow_run;
+    let session = run.display_title.as_deref().and_then(rerun::parse_title);
     if ev.action.as_deref() != Some("completed") {
+        // A session's run started: its link is shown while it runs.
+        if let Some((session, side)) = session
+            && matches!(ev.action.as_deref(), Some("in_progress" | "requested"))
+        {
+            return super::rerun::on_side_started(svc, repo, run, session, side).await;
+        }
         return Ok(());
     }
-    let run = &ev.workflow_run;
     if let Some(branch) = &ev.repository.default_branch {
         svc.prime_default_branch(repo, branch);
     }
-    if let Some((session, side)) = run.display_title.as_deref().and_then(rerun::parse_title) {
+    if let Some((session, side)) = session {
         // A rerun's runs are the session's, not the history's: twenty runs of one test on a
         // PR's commit would skew the windows.
         return super::rerun::on_side_completed(svc, inst, repo, run, session, side).await;

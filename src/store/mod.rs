@@ -51,7 +51,7 @@ mod types;
 pub use history::{NewRun, Recorded, TokenRow};
 pub use payload::StoredPayload;
 pub use records::{AuditRow, WaiverRow, ms_to_rfc3339};
-pub use rerun::{NewSession, SessionRow, SideDone, SideRow};
+pub use rerun::{NewSession, NewVerify, SessionRow, SideDone, SideRow, VerifyRow};
 
 pub use types::{ClaimedJob, InsertOutcome, JobCounts, JobRow, JobState, NewDelivery, NewJob};
 

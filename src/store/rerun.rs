@@ -23,6 +23,36 @@ pub struct NewSession<'a> {
     pub history: Option<(u64, u64)>,
     pub now_ms: i64,
     pub deadline_ms: i64,
+    /// A verification (§11): what it runs beyond §10's inputs.
+    pub verify: Option<NewVerify<'a>>,
+}
+
+/// What a verification session runs.
+#[derive(Clone, Debug)]
+pub struct NewVerify<'a> {
+    pub claim_key: &'a str,
+    /// `seed` or `interleaving`.
+    pub claim_kind: &'a str,
+    pub claim_test: Option<&'a str>,
+    pub seed: Option<&'a str>,
+    /// Test files laid over the merge base.
+    pub tests: &'a [String],
+    pub command: Option<&'a str>,
+    pub seed_env: &'a [String],
+}
+
+/// A verification session's own fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyRow {
+    pub claim_key: String,
+    pub claim_kind: String,
+    pub claim_test: Option<String>,
+    pub seed: Option<String>,
+    pub tests: Vec<String>,
+    pub command: Option<String>,
+    pub seed_env: Vec<String>,
+    /// The verdict once recorded (`Verdict::label`).
+    pub verdict: Option<String>,
 }
 
 /// A side's run, completed.
@@ -70,6 +100,10 @@ pub struct SessionRow {
     pub created_ms: i64,
     pub deadline_ms: i64,
     pub sides: Vec<SideRow>,
+    /// The head SHA the session was started for.
+    pub head_sha: Option<String>,
+    /// Present for a verification session (purpose `verify`).
+    pub verify: Option<VerifyRow>,
 }
 
 impl SessionRow {
@@ -90,17 +124,25 @@ fn small(v: i64) -> u32 {
 impl Store {
     /// Creates a session with its two sides; false when a session with this id exists.
     pub async fn create_session(&self, s: &NewSession<'_>) -> anyhow::Result<bool> {
-        const SESSION: &str = "INSERT INTO rerun_sessions (id, repository, installation_id, pr_number, test, runs, workflow, trigger_kind, trigger_detail, state, history_failures, history_runs, created_ms, deadline_ms) \
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11, $12, $13) ON CONFLICT DO NOTHING";
+        const SESSION: &str = "INSERT INTO rerun_sessions (id, repository, installation_id, pr_number, test, runs, workflow, trigger_kind, trigger_detail, state, history_failures, history_runs, created_ms, deadline_ms, \
+            purpose, head_sha, claim_key, claim_kind, claim_test, seed, tests, command, seed_env) \
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) ON CONFLICT DO NOTHING";
         const SIDE: &str = "INSERT INTO rerun_sides (session, side, sha) VALUES ($1, $2, $3)";
         let hf = s.history.map(|h| i64::try_from(h.0).unwrap_or(i64::MAX));
         let hr = s.history.map(|h| i64::try_from(h.1).unwrap_or(i64::MAX));
+        let v = s.verify.as_ref();
+        let purpose = if v.is_some() { "verify" } else { "rerun" };
+        let tests = v.map(|v| v.tests.join(" "));
+        let seed_env = v.map(|v| v.seed_env.join(" "));
         let created = on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
             let n = sqlx::query(SESSION)
                 .bind(s.id).bind(s.repository).bind(s.installation_id).bind(s.pr_number as i64)
                 .bind(s.test).bind(i64::from(s.runs)).bind(s.workflow).bind(s.trigger_kind)
                 .bind(s.trigger_detail).bind(hf).bind(hr).bind(s.now_ms).bind(s.deadline_ms)
+                .bind(purpose).bind(s.head_sha).bind(v.map(|v| v.claim_key)).bind(v.map(|v| v.claim_kind))
+                .bind(v.and_then(|v| v.claim_test)).bind(v.and_then(|v| v.seed)).bind(tests.as_deref())
+                .bind(v.and_then(|v| v.command)).bind(seed_env.as_deref())
                 .execute(&mut *tx).await?.rows_affected();
             if n == 1 {
                 for (side, sha) in [("branch", s.head_sha), ("base", s.base_sha)] {
@@ -115,7 +157,8 @@ impl Store {
 
     /// A session with its sides.
     pub async fn session(&self, id: &str) -> anyhow::Result<Option<SessionRow>> {
-        const SESSION: &str = "SELECT id, repository, installation_id, pr_number, test, runs, workflow, trigger_kind, trigger_detail, comment_id, state, history_failures, history_runs, created_ms, deadline_ms FROM rerun_sessions WHERE id = $1";
+        const SESSION: &str = "SELECT id, repository, installation_id, pr_number, test, runs, workflow, trigger_kind, trigger_detail, comment_id, state, history_failures, history_runs, created_ms, deadline_ms, \
+            purpose, head_sha, claim_key, claim_kind, claim_test, seed, tests, command, seed_env, verdict FROM rerun_sessions WHERE id = $1";
         const SIDES: &str = "SELECT side, sha, dispatched_ms, dispatch_error, run_id, run_url, failures, runs, seeds FROM rerun_sides WHERE session = $1 ORDER BY side DESC";
         let row = on_pool!(self, pool => {
             let Some(r) = sqlx::query(SESSION).bind(id).fetch_optional(pool).await? else {
@@ -141,7 +184,24 @@ impl Store {
                 created_ms: r.try_get("created_ms")?,
                 deadline_ms: r.try_get("deadline_ms")?,
                 sides: Vec::new(),
+                head_sha: r.try_get("head_sha")?,
+                verify: None,
             };
+            let words = |t: Option<String>| -> Vec<String> {
+                t.map(|t| t.split_whitespace().map(str::to_string).collect()).unwrap_or_default()
+            };
+            if r.try_get::<String, _>("purpose")? == "verify" {
+                out.verify = Some(VerifyRow {
+                    claim_key: r.try_get::<Option<String>, _>("claim_key")?.unwrap_or_default(),
+                    claim_kind: r.try_get::<Option<String>, _>("claim_kind")?.unwrap_or_default(),
+                    claim_test: r.try_get("claim_test")?,
+                    seed: r.try_get("seed")?,
+                    tests: words(r.try_get("tests")?),
+                    command: r.try_get("command")?,
+                    seed_env: words(r.try_get("seed_env")?),
+                    verdict: r.try_get("verdict")?,
+                });
+            }
             for s in sides {
                 let failures: Option<i64> = s.try_get("failures")?;
                 let runs: Option<i64> = s.try_get("runs")?;
@@ -190,7 +250,7 @@ impl Store {
 
     /// Records a side's completed run; false when it was recorded before.
     pub async fn side_done(&self, done: &SideDone<'_>, now_ms: i64) -> anyhow::Result<bool> {
-        const SQL: &str = "UPDATE rerun_sides SET run_id = $1, run_url = $2, failures = $3, runs = $4, seeds = $5, done_ms = $6 \
+        const SQL: &str = "UPDATE rerun_sides SET run_id = $1, run_url = COALESCE($2, run_url), failures = $3, runs = $4, seeds = $5, done_ms = $6 \
             WHERE session = $7 AND side = $8 AND done_ms IS NULL";
         let seeds = serde_json::to_string(done.seeds)?;
         let (failures, runs) = done.count;
@@ -199,13 +259,54 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// The sessions of a PR: (test, session id, comment id).
+    /// The latest verification session of a PR's head and claim.
+    pub async fn verify_session(
+        &self,
+        repo: &str,
+        pr: u64,
+        head_sha: &str,
+        claim_key: &str,
+    ) -> anyhow::Result<Option<SessionRow>> {
+        const SQL: &str = "SELECT id FROM rerun_sessions WHERE repository = $1 AND pr_number = $2 AND head_sha = $3 AND claim_key = $4 AND purpose = 'verify' \
+            ORDER BY created_ms DESC, (trigger_kind = 'command') DESC, id DESC LIMIT 1";
+        let id: Option<String> = on_pool!(self, pool => {
+            sqlx::query_scalar(SQL).bind(repo).bind(pr as i64).bind(head_sha).bind(claim_key).fetch_optional(pool).await?
+        });
+        match id {
+            Some(id) => self.session(&id).await,
+            None => Ok(None),
+        }
+    }
+
+    /// Records a verification's verdict; true only the first time (it is audited and counted
+    /// once, whichever replica or retry gets here).
+    pub async fn set_verdict(&self, id: &str, verdict: &str) -> anyhow::Result<bool> {
+        const SQL: &str =
+            "UPDATE rerun_sessions SET verdict = $1 WHERE id = $2 AND verdict IS NULL";
+        let n = on_pool!(self, pool => sqlx::query(SQL).bind(verdict).bind(id).execute(pool).await?.rows_affected());
+        Ok(n == 1)
+    }
+
+    /// A side's run started: its link, before it completes.
+    pub async fn side_started(
+        &self,
+        id: &str,
+        side: &str,
+        run_id: i64,
+        run_url: Option<&str>,
+    ) -> anyhow::Result<bool> {
+        const SQL: &str = "UPDATE rerun_sides SET run_id = $1, run_url = $2 WHERE session = $3 AND side = $4 AND done_ms IS NULL AND run_id IS NULL";
+        let n = on_pool!(self, pool => sqlx::query(SQL).bind(run_id).bind(run_url).bind(id).bind(side).execute(pool).await?.rows_affected());
+        Ok(n == 1)
+    }
+
+    /// The rerun (§10) sessions of a PR: (test, session id, comment id).
     pub async fn pr_sessions(
         &self,
         repo: &str,
         pr: u64,
     ) -> anyhow::Result<Vec<(String, String, Option<u64>)>> {
-        const SQL: &str = "SELECT test, id, comment_id FROM rerun_sessions WHERE repository = $1 AND pr_number = $2 ORDER BY created_ms";
+        const SQL: &str = "SELECT test, id, comment_id FROM rerun_sessions WHERE repository = $1 AND pr_number = $2 AND purpose = 'rerun' ORDER BY created_ms";
         let rows = on_pool!(self, pool => {
             let rows = sqlx::query(SQL).bind(repo).bind(pr as i64).fetch_all(pool).await?;
             rows.iter().map(|r| Ok((r.try_get("test")?, r.try_get("id")?, r.try_get::<Option<i64>, _>("comment_id")?.map(u))))

@@ -56,8 +56,46 @@ fn the_rerun_workflow_takes_the_inputs_as_data_and_uploads_its_report() {
     assert_eq!(inputs["side"]["required"], false);
     assert_eq!(
         repro_gate::core::rerun::dispatch_inputs(text).expect("a dispatch trigger"),
-        ["sha", "test", "runs", "session", "side", "runner"]
+        [
+            "sha",
+            "test",
+            "runs",
+            "session",
+            "side",
+            "tests_from",
+            "tests",
+            "seed",
+            "seed_env",
+            "command"
+        ]
     );
+    // GitHub allows 25 inputs; 10 keeps the form usable by hand (§11).
+    assert!(inputs.as_object().expect("inputs").len() <= 10);
+    assert_eq!(wf["permissions"]["contents"], "read");
+    for s in steps_of(&wf) {
+        if s["uses"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("actions/checkout"))
+        {
+            assert_eq!(
+                s["with"]["persist-credentials"], false,
+                "no credentials kept: {s}"
+            );
+        }
+        if s["uses"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("actions/setup-"))
+        {
+            assert_ne!(s["with"]["cache"], true, "no caches: {s}");
+        }
+        assert!(
+            !s["uses"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("actions/cache"),
+            "no caches"
+        );
+    }
     let run_name = wf["run-name"].as_str().expect("run-name");
     assert!(
         run_name.starts_with("repro-gate rerun ${{ inputs.session }} "),
@@ -114,4 +152,11 @@ fn the_rerun_workflow_takes_the_inputs_as_data_and_uploads_its_report() {
         patterns.is_match("repro-gate-rerun-junit"),
         "the default history.artifacts read it too"
     );
+}
+
+fn steps_of(wf: &serde_json::Value) -> Vec<serde_json::Value> {
+    wf["jobs"]["rerun"]["steps"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
 }

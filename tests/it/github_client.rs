@@ -235,7 +235,7 @@ async fn check_runs_are_one_per_sha_and_carry_actions() {
     let mut run = CheckRunWrite {
         name: "repro-gate".into(),
         head_sha: "abc".into(),
-        conclusion: "failure".into(),
+        conclusion: Some("failure".into()),
         title: "t".into(),
         summary: "x".repeat(70_000),
         text: None,
@@ -246,7 +246,7 @@ async fn check_runs_are_one_per_sha_and_carry_actions() {
         }],
     };
     let id1 = gh.upsert_check_run(7, &repo(), &run).await.unwrap();
-    run.conclusion = "success".into();
+    run.conclusion = Some("success".into());
     let id2 = gh.upsert_check_run(7, &repo(), &run).await.unwrap();
     assert_eq!(id1, id2);
     let runs = fake.check_runs_for("abc");
@@ -350,7 +350,7 @@ async fn dry_run_sends_no_write() {
         &CheckRunWrite {
             name: "repro-gate".into(),
             head_sha: "sha1".into(),
-            conclusion: "success".into(),
+            conclusion: Some("success".into()),
             title: "t".into(),
             summary: "s".into(),
             text: None,

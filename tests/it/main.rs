@@ -18,3 +18,4 @@ mod recovery;
 mod reliability_comment;
 mod replicas;
 mod rerun;
+mod workflow_shell;

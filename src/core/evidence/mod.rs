@@ -44,6 +44,12 @@ pub struct Evidence {
     /// The body line it was found on (1-based).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
+    /// The seed's value (kind `seed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<String>,
+    /// Source files the report's frames name (kind `trace`), as written there.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -51,6 +57,10 @@ pub struct EvidenceVerdict {
     pub satisfied: bool,
     pub evidence: Vec<Evidence>,
     pub problems: Vec<Problem>,
+    /// Seeds given with no test to run them (a simulator's own run may be the test: with
+    /// `verify.command` set, such a seed can still be verified).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lone_seeds: Vec<String>,
 }
 
 /// `key: value` fields of the recommended `## Reproduction` section (or anywhere, as a fallback).
@@ -151,6 +161,7 @@ impl Doc {
 /// Collected findings, deduplicated.
 #[derive(Default)]
 struct Findings {
+    lone_seeds: Vec<String>,
     evidence: Vec<Evidence>,
     seen_evidence: HashSet<(EvidenceKind, Option<String>, String)>,
     problems: Vec<Problem>,
@@ -211,6 +222,7 @@ pub fn check_pr(title: Option<&str>, body: &str, diff: Option<&[FileChange]>) ->
         satisfied: !f.evidence.is_empty(),
         evidence: f.evidence,
         problems: f.problems,
+        lone_seeds: f.lone_seeds,
     }
 }
 
@@ -386,9 +398,14 @@ fn seeds_of(doc: &Doc, f: &mut Findings) {
                         test: Some(test),
                         rule,
                         line: line_no(b, li),
+                        seed: Some(hit.value),
+                        files: Vec::new(),
                     }),
                     None => {
-                        f.problem(Problem::no_test_named(hit.form, &hit.value).at(line_no(b, li)))
+                        f.problem(Problem::no_test_named(hit.form, &hit.value).at(line_no(b, li)));
+                        if f.lone_seeds.len() < MAX_LISTED && !f.lone_seeds.contains(&hit.value) {
+                            f.lone_seeds.push(hit.value);
+                        }
                     }
                 }
             }
@@ -438,6 +455,8 @@ fn traces_of(doc: &Doc, f: &mut Findings) {
                     _ => "trace.miri",
                 },
                 line: line_no(b, li),
+                seed: None,
+                files: hit.files,
             });
         } else {
             f.problem(Problem::incomplete_trace(&hit.summary).at(line_no(b, li)));
@@ -451,6 +470,8 @@ fn traces_of(doc: &Doc, f: &mut Findings) {
                 detail: format!("recorded trace artifact {link} ({})", where_(b, b.line)),
                 rule: "trace.artifact",
                 line: line_no(b, 0),
+                seed: None,
+                files: Vec::new(),
             });
         }
     }
@@ -566,6 +587,8 @@ fn interleavings_of(doc: &Doc, facts: Option<&DiffFacts>, f: &mut Findings) {
                 detail: format!("{how}; \"{said}\" ({}{in_diff})", where_(b, b.line)),
                 rule: "interleaving.forcing-test",
                 line: line_no(b, 0),
+                seed: None,
+                files: Vec::new(),
             });
         }
     }

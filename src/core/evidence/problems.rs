@@ -38,6 +38,15 @@ impl Problem {
         p("no-evidence", "No deterministic reproduction found. Add a `## Reproduction` section with one of: a seed and the test it drives (`kind: seed`), a test that forces the bad interleaving and fails every time before this change (`kind: interleaving`), or a race report showing both conflicting accesses or a link to a recorded trace (`kind: trace`).".into())
     }
 
+    pub fn trace_names_no_changed_file(detail: &str) -> Problem {
+        p(
+            "trace-names-no-changed-file",
+            format!(
+                "The race report ({detail}) names no file this PR changes, and `verify.trace: required` counts only a report whose frames reach the changed code. Paste the report of the race this PR fixes, or give a seed or a forcing test."
+            ),
+        )
+    }
+
     pub fn no_test_named(form: &str, value: &str) -> Problem {
         p(
             "no-test-named",

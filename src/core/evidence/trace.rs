@@ -29,6 +29,43 @@ pub struct TraceHit {
     pub at: usize,
     /// Test names seen inside the report (`=== RUN`, a `TestX` frame).
     pub tests: Vec<String>,
+    /// Source files its frames name (`/x/pool.go:85`, `net2.cpp:1734`), distinct, at most
+    /// [`MAX_FILES`].
+    pub files: Vec<String>,
+}
+
+/// Most files kept per report.
+pub const MAX_FILES: usize = 32;
+
+re!(
+    source_file,
+    r"([A-Za-z0-9_.+@/\\-]+\.(?:go|c|cc|cpp|cxx|h|hh|hpp|rs|java|kt|py|zig|swift|m|mm|cs|scala)):\d+"
+);
+
+/// Adds the source files `line` names to `files` (distinct, bounded).
+fn files_on(line: &str, files: &mut Vec<String>) {
+    for c in source_file().captures_iter(line) {
+        if files.len() >= MAX_FILES {
+            return;
+        }
+        let f = c[1].replace('\\', "/");
+        if !files.contains(&f) {
+            files.push(f);
+        }
+    }
+}
+
+/// Whether a file a report's frame names is `changed` (a repository path): the same path, or one
+/// ends with the other at a `/` (frames carry the runner's checkout prefix, or only a name).
+pub fn names_file(frame_file: &str, changed: &str) -> bool {
+    let f = frame_file.trim_start_matches("./");
+    let c = changed.trim_start_matches("./");
+    if f.is_empty() || c.is_empty() {
+        return false;
+    }
+    f == c
+        || (f.len() > c.len() && f.ends_with(c) && f.as_bytes()[f.len() - c.len() - 1] == b'/')
+        || (c.len() > f.len() && c.ends_with(f) && c.as_bytes()[c.len() - f.len() - 1] == b'/')
 }
 
 // A line prefix added by the place the report was copied from: a line number (`3: `), a
@@ -116,6 +153,7 @@ struct Open {
     /// A header that names another kind of TSan report.
     other: Option<String>,
     lock_edges: usize,
+    files: Vec<String>,
 }
 
 impl Open {
@@ -131,6 +169,7 @@ impl Open {
             tests: Vec::new(),
             other: None,
             lock_edges: 0,
+            files: Vec::new(),
         }
     }
 
@@ -151,6 +190,7 @@ impl Open {
                     ),
                     at: self.at,
                     tests: self.tests,
+                    files: self.files,
                 };
             }
             return TraceHit {
@@ -159,6 +199,7 @@ impl Open {
                 summary: format!("ThreadSanitizer {kind} (not a race between two accesses)"),
                 at: self.at,
                 tests: self.tests,
+                files: self.files,
             };
         }
         let complete = self.access.is_some()
@@ -188,6 +229,7 @@ impl Open {
             summary,
             at: self.at,
             tests: self.tests,
+            files: self.files,
         }
     }
 }
@@ -292,6 +334,7 @@ pub fn reports<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<TraceHit> {
         } else if tsan_lock_edge().is_match(line) {
             o.lock_edges += 1;
         } else if frame().is_match(line) {
+            files_on(line, &mut o.files);
             match o.in_stack {
                 Some(true) => o.access_frames += 1,
                 Some(false) => o.previous_frames += 1,
@@ -313,6 +356,16 @@ pub fn reports<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<TraceHit> {
 }
 
 fn others(text: &str, hits: &mut Vec<TraceHit>) {
+    let files = || {
+        let mut files = Vec::new();
+        for line in text.lines() {
+            if files.len() >= MAX_FILES {
+                break;
+            }
+            files_on(line, &mut files);
+        }
+        files
+    };
     if let Some(c) = helgrind_race().captures(text) {
         let complete = helgrind_prev().is_match(text);
         hits.push(TraceHit {
@@ -321,6 +374,7 @@ fn others(text: &str, hits: &mut Vec<TraceHit>) {
             summary: format!("Helgrind possible data race during {}", &c[1]),
             at: 0,
             tests: Vec::new(),
+            files: files(),
         });
     }
     if let Some(c) = drd_conflict().captures(text) {
@@ -330,6 +384,7 @@ fn others(text: &str, hits: &mut Vec<TraceHit>) {
             summary: format!("DRD conflicting {}", &c[1]),
             at: 0,
             tests: Vec::new(),
+            files: files(),
         });
     }
     if let Some(c) = miri_race().captures(text) {
@@ -341,6 +396,7 @@ fn others(text: &str, hits: &mut Vec<TraceHit>) {
             summary: format!("Miri data race between {a} and {b}"),
             at: 0,
             tests: Vec::new(),
+            files: files(),
         });
     } else if miri_single().is_match(text) {
         hits.push(TraceHit {
@@ -349,6 +405,7 @@ fn others(text: &str, hits: &mut Vec<TraceHit>) {
             summary: "Miri data race report without both accesses".to_string(),
             at: 0,
             tests: Vec::new(),
+            files: files(),
         });
     }
 }
@@ -403,6 +460,31 @@ mod tests {
         // An access without a stack does not make a report either.
         let bare = "Read at 0x01 by goroutine 1:\nPrevious write at 0x01 by goroutine 2:\n";
         assert_eq!(complete(bare), [false]);
+    }
+
+    #[test]
+    fn a_reports_frames_name_its_files_and_they_match_by_path_suffix() {
+        let text = "WARNING: DATA RACE\nWrite at 0x01 by goroutine 7:\n  example.com/acme/services/pool.(*Pool).Return()\n      /home/runner/work/acme/acme/services/pool/pool.go:85 +0x2f6\nPrevious read at 0x01 by goroutine 8:\n  example.com/acme/services/pool.(*Pool).Checkout()\n      /home/runner/work/acme/acme/services/pool/pool.go:41 +0x44\n      /usr/local/go/src/testing/testing.go:1690\n";
+        let hits = reports(text.lines());
+        assert_eq!(
+            hits[0].files,
+            [
+                "/home/runner/work/acme/acme/services/pool/pool.go",
+                "/usr/local/go/src/testing/testing.go"
+            ]
+        );
+        assert!(names_file(&hits[0].files[0], "services/pool/pool.go"));
+        assert!(names_file("pool.go", "services/pool/pool.go"));
+        assert!(!names_file(&hits[0].files[0], "ool/pool.go"));
+        assert!(!names_file(&hits[0].files[0], "services/pool/other.go"));
+        assert!(!names_file("", "a.go"));
+        let tsan = "Read of size 4 at 0x01 by thread T1:\n  #0 f() C:\\src\\net\\a.cc:1\nPrevious write of size 4 at 0x01 by main thread:\n  #0 g() net/a.cc:2\n";
+        let hits = reports(tsan.lines());
+        assert!(
+            hits[0].files.iter().any(|f| names_file(f, "net/a.cc")),
+            "{:?}",
+            hits[0].files
+        );
     }
 
     #[test]

@@ -345,6 +345,9 @@ pub fn ticket(v: &SessionView<'_>, a: &Assessed, branch: Count, base: Count) -> 
 }
 
 /// The line the reliability comment adds under a failing test that has a session.
+/// Said of a failing test on a PR from a fork, instead of starting its rerun by itself.
+pub const FORK_NOTE: &str = "Not rerun by itself: this PR comes from a fork, and code from a fork never runs on this repository's runners without a person. A writer's `/repro rerun <test>` runs the retry protocol for it.";
+
 pub fn pointer(session_url: Option<&str>, session: &str) -> String {
     format!(
         "{}: wait for its verdict; do not change code for this test until it says `this change makes it fail`.",

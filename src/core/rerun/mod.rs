@@ -100,6 +100,17 @@ pub fn same_test(wanted: &str, got: &str) -> bool {
     }
 }
 
+/// Failures and runs of the session's test among a run's results (every id that is the test:
+/// see [`same_test`]).
+pub fn count_of(test: &str, results: &[crate::core::failures::TestResult]) -> verdict::Count {
+    let mut count = verdict::Count::default();
+    for r in results.iter().filter(|r| same_test(test, &r.test.id())) {
+        count.failures += r.failures;
+        count.runs += r.failures + r.passes;
+    }
+    count
+}
+
 /// The inputs a workflow's `workflow_dispatch` trigger declares, read from its YAML by
 /// indentation (a workflow file is block YAML; this needs no full parse). `None` when the file
 /// has no `workflow_dispatch` trigger.
@@ -250,7 +261,18 @@ mod tests {
         assert_eq!(dispatch_inputs("on: [push]\n"), None);
         assert_eq!(
             dispatch_inputs(include_str!("../../../deploy/repro-gate-rerun.yml")).unwrap(),
-            ["sha", "test", "runs", "session", "side", "runner"]
+            [
+                "sha",
+                "test",
+                "runs",
+                "session",
+                "side",
+                "tests_from",
+                "tests",
+                "seed",
+                "seed_env",
+                "command"
+            ]
         );
     }
 

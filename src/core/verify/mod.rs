@@ -1,0 +1,85 @@
+//! Verified reproduction (§11), pure: the claim a description makes (test, seed), whether it can
+//! be passed to the workflow safely, the test files laid over the merge base, the verdict of the
+//! two sides, the trace cross-check, and the text of each state.
+
+pub mod claim;
+pub mod summary;
+pub mod trace;
+pub mod verdict;
+
+pub use claim::{Claim, claim_of, test_files_for_base};
+pub use verdict::{Outcome, SideState, Verdict, assess};
+
+/// The `workflow_dispatch` inputs a verification needs beyond §10's (`tests_from` and `tests`
+/// always; `seed` and `command` when the claim or the config uses them).
+pub const INPUTS: [&str; 4] = ["tests_from", "tests", "seed", "command"];
+
+/// Where verification stands for a PR's head, as the gate reads it (no IO).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Nothing to verify: `verify.mode: off`, no claim, or the PR is not under the gate.
+    Inapplicable,
+    /// No rerun workflow on the default branch: the text-only gate, and how to turn it on.
+    NotInstalled { workflow: String },
+    /// The workflow is there but does not take the inputs a verification needs.
+    Outdated {
+        workflow: String,
+        missing: Vec<String>,
+    },
+    /// The PR's code is from a fork: nothing runs until a writer's `/repro verify`.
+    AwaitingWriter { claim: Claim },
+    /// The claim cannot be passed to the workflow safely: nothing is dispatched.
+    Unrunnable { claim: Claim, reason: String },
+    /// A session should start now (the shell starts it, then reads it as `Session`).
+    ToStart { claim: Claim, tests: Vec<String> },
+    /// A session of this head and claim: running or concluded.
+    Session(SessionView),
+}
+
+impl Status {
+    /// The verdict, once there is one (`could not run` for a claim that cannot be passed).
+    pub fn outcome(&self) -> Option<Outcome> {
+        match self {
+            Status::Session(s) => s.outcome(),
+            Status::Unrunnable { reason, .. } => Some(Outcome {
+                verdict: Verdict::CouldNotRun,
+                reason: Some(reason.clone()),
+            }),
+            _ => None,
+        }
+    }
+
+    /// A verification decides (or will decide) the check under `mode: required`.
+    pub fn decides(&self) -> bool {
+        matches!(
+            self,
+            Status::AwaitingWriter { .. }
+                | Status::Unrunnable { .. }
+                | Status::ToStart { .. }
+                | Status::Session(_)
+        )
+    }
+}
+
+/// A verification session as the gate shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionView {
+    pub id: String,
+    pub claim: Claim,
+    pub head_sha: String,
+    pub base_sha: String,
+    pub runs: u32,
+    /// Test files laid over the merge base.
+    pub tests: Vec<String>,
+    pub branch: SideState,
+    pub base: SideState,
+    pub timed_out: bool,
+    /// Who asked for it (`/repro verify`), if a person did.
+    pub requested_by: Option<String>,
+}
+
+impl SessionView {
+    pub fn outcome(&self) -> Option<Outcome> {
+        assess(&self.branch, &self.base, self.timed_out)
+    }
+}

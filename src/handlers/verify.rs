@@ -1,0 +1,267 @@
+//! Verified reproduction (§11) around the pure core: where a PR's head stands (read, no
+//! writes), starting its session (the retry protocol's sessions, with a claim), and recording
+//! each verdict once: in the audit log and in `repro_gate_verifications_total`.
+
+use crate::core::config::{RepoConfig, VerifyMode};
+use crate::core::diff::FileChange;
+use crate::core::evidence::{EvidenceKind, EvidenceVerdict};
+use crate::core::rerun::verdict::Count;
+use crate::core::rerun::{self, Side};
+use crate::core::verify::{self, Claim, SessionView, SideState, Status, Verdict};
+use crate::github::types::{PullRequest, RepoName};
+use crate::store::{AuditRow, SessionRow};
+
+use super::JobError;
+use super::context::{Services, store_err};
+use super::rerun::{Start, Started, StartedBy, VerifyPlan};
+
+/// The inputs the workflow must declare for this claim (beyond §10's required ones).
+fn needed_inputs(claim: &Claim, config: &RepoConfig) -> Vec<&'static str> {
+    let mut need = vec!["side", "tests_from", "tests"];
+    if claim.seed.is_some() {
+        need.push("seed");
+    }
+    if config.verify.command.is_some() {
+        need.push("command");
+    }
+    if !config.verify.seed_env.is_empty() {
+        need.push("seed_env");
+    }
+    need
+}
+
+/// What the gate needs to know about a PR's verification.
+pub struct Ask<'a> {
+    pub inst: i64,
+    pub repo: &'a RepoName,
+    pub pr: &'a PullRequest,
+    pub config: &'a RepoConfig,
+    pub evidence: &'a EvidenceVerdict,
+    pub files: &'a [FileChange],
+}
+
+/// Where verification stands for the PR's head: reads the workflow (cached) and the store,
+/// writes nothing. `gated`: the PR is under the gate and not waived.
+pub async fn status(svc: &Services, a: &Ask<'_>, gated: bool) -> Result<Status, JobError> {
+    let v = &a.config.verify;
+    if v.mode == VerifyMode::Off || !gated {
+        return Ok(Status::Inapplicable);
+    }
+    let Some(claim) = verify::claim_of(a.evidence, v.command.is_some()) else {
+        return Ok(Status::Inapplicable);
+    };
+    let workflow = &a.config.rerun.workflow;
+    let (_, inputs) = svc.workflow_inputs(a.inst, a.repo, workflow).await?;
+    let Some(inputs) = inputs else {
+        return Ok(Status::NotInstalled {
+            workflow: workflow.clone(),
+        });
+    };
+    let missing: Vec<String> = needed_inputs(&claim, a.config)
+        .into_iter()
+        .filter(|n| !inputs.iter().any(|i| i == n))
+        .map(str::to_string)
+        .collect();
+    if !missing.is_empty() {
+        return Ok(Status::Outdated {
+            workflow: workflow.clone(),
+            missing,
+        });
+    }
+    let existing = svc
+        .store
+        .verify_session(
+            &a.repo.to_string(),
+            a.pr.number,
+            &a.pr.head_sha,
+            &claim.key(),
+        )
+        .await
+        .map_err(store_err)?;
+    if let Some(view) = existing.as_ref().and_then(view_of) {
+        return Ok(Status::Session(view));
+    }
+    if let Err(reason) = claim.check() {
+        return Ok(Status::Unrunnable { claim, reason });
+    }
+    let tests = match verify::test_files_for_base(a.files) {
+        Ok(t) => t,
+        Err(reason) => return Ok(Status::Unrunnable { claim, reason }),
+    };
+    if a.pr.fork {
+        return Ok(Status::AwaitingWriter { claim });
+    }
+    Ok(Status::ToStart { claim, tests })
+}
+
+/// Starts a verification session of the PR's head for the claim. `by`: the writer whose
+/// `/repro verify` asked (with that comment's id: the same comment retried is the same
+/// session), else an automatic start (one per head and claim).
+pub async fn start(
+    svc: &Services,
+    a: &Ask<'_>,
+    claim: &Claim,
+    tests: &[String],
+    by: Option<(&str, u64)>,
+) -> Result<Started, JobError> {
+    let (repo, pr) = (a.repo, a.pr);
+    let session = match by {
+        Some((_, comment)) => session_id(&format!("{repo}#{}:verify:comment:{comment}", pr.number)),
+        None => session_id(&format!(
+            "{repo}#{}:verify:{}:{}",
+            pr.number,
+            pr.head_sha,
+            claim.key()
+        )),
+    };
+    let test = claim.test_input();
+    let start = Start {
+        inst: a.inst,
+        repo,
+        pr: pr.number,
+        head_sha: &pr.head_sha,
+        base_ref: &pr.base_ref,
+        test: &test,
+        runs: a.config.verify.runs,
+        trigger: match by {
+            Some((login, _)) => StartedBy::Command(login),
+            None => StartedBy::Auto(crate::core::tier::Standing::Unlisted),
+        },
+        session,
+        timeout_minutes: a.config.verify.timeout_minutes,
+        verify: Some(VerifyPlan {
+            claim,
+            tests,
+            command: a.config.verify.command.as_deref(),
+            seed_env: &a.config.verify.seed_env,
+        }),
+    };
+    super::rerun::start(svc, a.config, start).await
+}
+
+/// A verification session id (`vf-…`, distinct from a rerun's `rr-…`).
+fn session_id(seed: &str) -> String {
+    let id = rerun::session_id(seed);
+    format!("vf-{}", id.trim_start_matches("rr-"))
+}
+
+/// The session as the gate shows it; `None` when the row is not a verification.
+pub fn view_of(row: &SessionRow) -> Option<SessionView> {
+    let v = row.verify.as_ref()?;
+    let side = |which: Side| {
+        let s = row.sides.iter().find(|s| s.side == which.as_str());
+        match s {
+            Some(s) if s.count.is_some() => {
+                let (failures, runs) = s.count.unwrap_or_default();
+                SideState::Done {
+                    count: Count { failures, runs },
+                    run_url: s.run_url.clone(),
+                }
+            }
+            Some(s) if s.dispatch_error.is_some() => SideState::NotStarted {
+                reason: s.dispatch_error.clone().unwrap_or_default(),
+            },
+            Some(s) => SideState::Waiting {
+                run_url: s.run_url.clone(),
+            },
+            None => SideState::NotStarted {
+                reason: "the session has no such side".into(),
+            },
+        }
+    };
+    let sha = |which: Side| {
+        row.sides
+            .iter()
+            .find(|s| s.side == which.as_str())
+            .map(|s| s.sha.clone())
+            .unwrap_or_default()
+    };
+    Some(SessionView {
+        id: row.id.clone(),
+        claim: Claim {
+            kind: if v.claim_kind == "interleaving" {
+                EvidenceKind::Interleaving
+            } else {
+                EvidenceKind::Seed
+            },
+            test: v.claim_test.clone(),
+            seed: v.seed.clone(),
+        },
+        head_sha: sha(Side::Branch),
+        base_sha: sha(Side::Base),
+        runs: row.runs,
+        tests: v.tests.clone(),
+        branch: side(Side::Branch),
+        base: side(Side::Base),
+        timed_out: row.state == "timed_out",
+        requested_by: (row.trigger_kind == "command").then(|| row.trigger_detail.clone()),
+    })
+}
+
+fn count_text(side: &SideState) -> String {
+    match side {
+        SideState::Done { count, .. } => format!("{}/{}", count.failures, count.runs),
+        SideState::Waiting { .. } => "no result".into(),
+        SideState::NotStarted { .. } => "not started".into(),
+    }
+}
+
+/// Records the session's verdict the first time there is one: the audit log, the metric, and
+/// the session's state. Later calls (a retry, another replica, a late run) change nothing.
+pub async fn settle(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
+    let Some(view) = view_of(row) else {
+        return Ok(());
+    };
+    let Some(outcome) = view.outcome() else {
+        return Ok(());
+    };
+    if !svc
+        .store
+        .set_verdict(&row.id, outcome.verdict.label())
+        .await
+        .map_err(store_err)?
+    {
+        return Ok(());
+    }
+    if row.state == "running" {
+        svc.store
+            .set_session_state(&row.id, "finished")
+            .await
+            .map_err(store_err)?;
+    }
+    metrics::counter!("repro_gate_verifications_total", "verdict" => outcome.verdict.label())
+        .increment(1);
+    let mut why = format!(
+        "{}: merge base fails {}, head fails {}",
+        outcome.verdict.as_str(),
+        count_text(&view.base),
+        count_text(&view.branch)
+    );
+    if let Some(r) = &outcome.reason {
+        why.push_str("; ");
+        why.push_str(r);
+    }
+    let claim = match (&view.claim.test, &view.claim.seed) {
+        (Some(t), Some(s)) => format!("{t} seed {s}"),
+        (Some(t), None) => t.clone(),
+        (None, Some(s)) => format!("seed {s}"),
+        (None, None) => String::new(),
+    };
+    let audit = AuditRow {
+        at: String::new(),
+        repository: row.repository.clone(),
+        pr: i64::try_from(row.pr_number).unwrap_or(i64::MAX),
+        head_sha: row.head_sha.clone(),
+        actor: format!("{}[bot]", crate::core::render::CHECK_NAME),
+        command: "verify-verdict".into(),
+        args: claim,
+        accepted: outcome.verdict == Verdict::Verified,
+        why,
+    };
+    svc.store
+        .add_audit(&audit, svc.clock.now_ms())
+        .await
+        .map_err(store_err)?;
+    tracing::info!(session = %row.id, pr = row.pr_number, verdict = outcome.verdict.as_str(), "verification verdict");
+    Ok(())
+}

@@ -1,0 +1,477 @@
+//! The shipped rerun workflow's own shell, run for real: the `run:` steps of
+//! `deploy/repro-gate-rerun.yml` in order, with the inputs as the runner gives them (the job's
+//! `env`, `$GITHUB_ENV` carried between steps, `if:` conditions), in a clone of a temporary git
+//! repository. An `actions/checkout` step becomes `git checkout` (or, with `path:`, that
+//! commit's tree written there); the other actions (setup, upload) are skipped. The report the
+//! steps leave is zipped and read by the product's own rerun reader, as the App reads the
+//! artifact. Needs git and cargo only.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use repro_gate::core::rerun::count_of;
+use repro_gate::core::rerun::verdict::Count;
+use serde_json::Value;
+
+const WORKFLOW: &str = include_str!("../../deploy/repro-gate-rerun.yml");
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn write(dir: &Path, path: &str, text: &str) {
+    let p = dir.join(path);
+    std::fs::create_dir_all(p.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(p, text).expect("write");
+}
+
+fn commit(dir: &Path, message: &str) -> String {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", message]);
+    git(dir, &["rev-parse", "HEAD"])
+}
+
+/// `${{ inputs.x }}` (or `${{ inputs.x || 'y' }}`) in a value, from the inputs.
+fn expand(v: &str, inputs: &BTreeMap<&str, String>) -> String {
+    let mut out = String::new();
+    let mut rest = v;
+    while let Some(i) = rest.find("${{") {
+        out.push_str(&rest[..i]);
+        let end = rest[i..]
+            .find("}}")
+            .map(|e| i + e)
+            .expect("a closed expression");
+        let expr = rest[i + 3..end].trim();
+        let name = expr
+            .strip_prefix("inputs.")
+            .unwrap_or_else(|| panic!("only inputs are expanded in this test: {expr}"));
+        let name = name.split_whitespace().next().unwrap_or("");
+        out.push_str(inputs.get(name).map(String::as_str).unwrap_or(""));
+        rest = &rest[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The `if:` forms the workflow uses: `always()`, `inputs.x != ''` and `env.X == 'v'`, joined
+/// by `||`. Anything else fails the test (keep the workflow's conditions this simple).
+fn holds(cond: &str, inputs: &BTreeMap<&str, String>, env: &BTreeMap<String, String>) -> bool {
+    cond.split("||").any(|c| {
+        let c = c.trim();
+        if c == "always()" {
+            return true;
+        }
+        let (lhs, op, rhs) = if let Some((l, r)) = c.split_once("!=") {
+            (l.trim(), "!=", r.trim())
+        } else if let Some((l, r)) = c.split_once("==") {
+            (l.trim(), "==", r.trim())
+        } else {
+            panic!("an `if:` this test cannot evaluate: {c}")
+        };
+        let value = if let Some(n) = lhs.strip_prefix("inputs.") {
+            inputs.get(n).cloned().unwrap_or_default()
+        } else if let Some(n) = lhs.strip_prefix("env.") {
+            env.get(n).cloned().unwrap_or_default()
+        } else {
+            panic!("an `if:` this test cannot evaluate: {c}")
+        };
+        let want = rhs.trim_matches('\'');
+        (value == want) == (op == "==")
+    })
+}
+
+/// Runs the workflow's job in a fresh clone of `origin`; answers the clone (the report is in
+/// `repro-gate-report/`), or the failing step's output.
+fn run_job(origin: &Path, inputs: &[(&str, &str)]) -> Result<tempfile::TempDir, String> {
+    let wf: Value = serde_saphyr::from_str(WORKFLOW).expect("the workflow parses");
+    let inputs: BTreeMap<&str, String> = inputs.iter().map(|(k, v)| (*k, v.to_string())).collect();
+    let work = tempfile::tempdir().expect("tempdir");
+    let ws = work.path().join("ws");
+    let status = Command::new("git")
+        .args(["clone", "-q"])
+        .arg(origin)
+        .arg(&ws)
+        .status()
+        .expect("git clone");
+    assert!(status.success());
+    let github_env = work.path().join("github_env");
+    let mut env: BTreeMap<String, String> = BTreeMap::new();
+    for (k, v) in wf["jobs"]["rerun"]["env"].as_object().expect("job env") {
+        let v = match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        env.insert(k.clone(), expand(&v, &inputs));
+    }
+    for step in wf["jobs"]["rerun"]["steps"].as_array().expect("steps") {
+        if let Some(cond) = step["if"].as_str()
+            && !holds(cond, &inputs, &env)
+        {
+            continue;
+        }
+        if let Some(uses) = step["uses"].as_str() {
+            if uses.starts_with("actions/checkout") {
+                let r = expand(step["with"]["ref"].as_str().expect("a ref"), &inputs);
+                match step["with"]["path"].as_str() {
+                    None => {
+                        git(&ws, &["checkout", "-q", "--detach", &r]);
+                    }
+                    Some(path) => {
+                        let dest = ws.join(path);
+                        std::fs::create_dir_all(&dest).expect("mkdir");
+                        let sh = format!(
+                            "git archive {r} | tar -x -C {}",
+                            dest.to_str().expect("utf-8 path")
+                        );
+                        let ok = Command::new("sh")
+                            .arg("-c")
+                            .arg(&sh)
+                            .current_dir(&ws)
+                            .status()
+                            .expect("sh");
+                        assert!(ok.success(), "{sh}");
+                    }
+                }
+            }
+            continue;
+        }
+        let script = step["run"].as_str().expect("a step runs or uses");
+        std::fs::write(&github_env, "").expect("GITHUB_ENV");
+        let file = work.path().join("step.sh");
+        std::fs::write(&file, script).expect("script");
+        let mut cmd = Command::new("bash");
+        cmd.args(["--noprofile", "--norc", "-eo", "pipefail"])
+            .arg(&file)
+            .current_dir(&ws);
+        // The runner's environment: this process's own, less cargo's variables for this test
+        // build (the workflow's cargo builds another project).
+        for (k, _) in std::env::vars() {
+            if k.starts_with("CARGO_") && k != "CARGO_HOME" || k == "RUSTC_WRAPPER" {
+                cmd.env_remove(k);
+            }
+        }
+        cmd.envs(&env)
+            .env("GITHUB_ENV", &github_env)
+            .env("CARGO_TARGET_DIR", work.path().join("target"));
+        let out = cmd.output().expect("bash");
+        if !out.status.success() {
+            return Err(format!(
+                "step {:?} failed: {}{}",
+                step["name"].as_str().unwrap_or(""),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        for line in std::fs::read_to_string(&github_env)
+            .unwrap_or_default()
+            .lines()
+        {
+            let (k, v) = line.split_once('=').expect("KEY=VALUE in GITHUB_ENV");
+            env.insert(k.to_string(), v.to_string());
+        }
+    }
+    Ok(work)
+}
+
+/// The report the job left, zipped like the uploaded artifact and read by the App's reader:
+/// the claimed test's count.
+fn count(work: &Path, test: &str) -> Count {
+    let dir = work.join("ws/repro-gate-report");
+    let mut buf = std::io::Cursor::new(Vec::new());
+    {
+        let mut zip = zip::ZipWriter::new(&mut buf);
+        let opts = zip::write::SimpleFileOptions::default();
+        for entry in std::fs::read_dir(&dir).expect("the report folder exists") {
+            let entry = entry.expect("entry");
+            let name = entry.file_name().to_string_lossy().to_string();
+            zip.start_file(name, opts).expect("zip entry");
+            zip.write_all(&std::fs::read(entry.path()).expect("read"))
+                .expect("zip write");
+        }
+        zip.finish().expect("zip");
+    }
+    buf.set_position(0);
+    let (results, _) = repro_gate::history::sources::read_rerun_zip(buf).expect("a zip");
+    count_of(test, &results)
+}
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A repository whose bug shows only with seed 7311 (the seed drives the bad ordering), and a
+/// fix that adds the forcing test. Returns (origin, merge base, head).
+fn cargo_repo() -> (tempfile::TempDir, String, String) {
+    let origin = tempfile::tempdir().expect("tempdir");
+    let o = origin.path();
+    git(o, &["init", "-q", "-b", "main"]);
+    write(o, ".gitignore", "target/\n");
+    write(
+        o,
+        "Cargo.toml",
+        "[package]\nname = \"pool\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    );
+    write(
+        o,
+        "src/lib.rs",
+        "/// Whether the waiter wakes under the schedule the seed drives.\npub fn wakes(seed: u64) -> bool {\n    seed != 7311\n}\n",
+    );
+    let base = commit(o, "base");
+    git(o, &["checkout", "-q", "-b", "fix"]);
+    write(
+        o,
+        "src/lib.rs",
+        "/// Whether the waiter wakes under the schedule the seed drives.\npub fn wakes(_seed: u64) -> bool {\n    true\n}\n",
+    );
+    write(
+        o,
+        "tests/wakeup.rs",
+        "#[test]\nfn wakeup_ordering() {\n    let seed: u64 = std::env::var(\"REPRO_GATE_SEED\").ok().and_then(|s| s.parse().ok()).unwrap_or(1);\n    assert!(pool::wakes(seed), \"lost wakeup under seed {seed}\");\n}\n",
+    );
+    let head = commit(o, "fix the lost wakeup, with its forcing test");
+    (origin, base, head)
+}
+
+fn inputs<'a>(
+    sha: &'a str,
+    side: &'a str,
+    test: &'a str,
+    extra: &[(&'a str, &'a str)],
+) -> Vec<(&'a str, &'a str)> {
+    let mut v = vec![
+        ("sha", sha),
+        ("test", test),
+        ("runs", "3"),
+        ("session", "vf-0a1b2c3d4e5f"),
+        ("side", side),
+    ];
+    v.extend_from_slice(extra);
+    v
+}
+
+#[test]
+fn the_cargo_runner_lays_the_prs_test_over_the_merge_base_and_the_seed_reaches_it() {
+    if !have("cargo") || !have("git") {
+        eprintln!("skipped: the workflow-shell test needs git and cargo");
+        return;
+    }
+    let (origin, base, head) = cargo_repo();
+    let test = "tests/wakeup.rs::wakeup_ordering";
+    let overlay = [
+        ("tests_from", head.as_str()),
+        ("tests", "tests/wakeup.rs"),
+        ("seed", "7311"),
+    ];
+    // The base side: the merge base's code with the PR's test, under the claimed seed.
+    let w = run_job(origin.path(), &inputs(&base, "base", test, &overlay)).expect("base side");
+    assert_eq!(
+        count(w.path(), test),
+        Count {
+            failures: 3,
+            runs: 3
+        }
+    );
+    // The head side: the fix passes every run under the same seed.
+    let w = run_job(
+        origin.path(),
+        &inputs(&head, "branch", test, &[("seed", "7311")]),
+    )
+    .expect("head side");
+    assert_eq!(
+        count(w.path(), test),
+        Count {
+            failures: 0,
+            runs: 3
+        }
+    );
+    // Controls: without the seed the base passes (so the seed is what reached the test), and
+    // without the overlay the base has no such test (0 runs: `could not run`).
+    let w = run_job(origin.path(), &inputs(&base, "base", test, &overlay[..2]))
+        .expect("base side without the seed");
+    assert_eq!(
+        count(w.path(), test),
+        Count {
+            failures: 0,
+            runs: 3
+        }
+    );
+    let w = run_job(
+        origin.path(),
+        &inputs(&base, "base", test, &[("seed", "7311")]),
+    )
+    .expect("base side without the overlay");
+    assert_eq!(count(w.path(), test).runs, 0);
+}
+
+/// A simulator run by `verify.command`: it fails under seed 7311 before the fix, and checks
+/// that the seed also reached it through `seed_env` and that `{test}` arrived as one word.
+fn command_repo() -> (tempfile::TempDir, String, String) {
+    let origin = tempfile::tempdir().expect("tempdir");
+    let o = origin.path();
+    git(o, &["init", "-q", "-b", "main"]);
+    let sim = |fixed: bool| {
+        format!(
+            "#!/bin/sh\n# sim.sh SEED NAME: one deterministic run of the simulator\n[ \"$#\" -eq 2 ] || {{ echo \"expected 2 arguments, got $#\"; exit 3; }}\n[ \"$SIM_SEED\" = \"$1\" ] || {{ echo \"SIM_SEED is '$SIM_SEED', not the seed\"; exit 4; }}\n[ \"$REPRO_GATE_SEED\" = \"$1\" ] || exit 5\necho \"$2\" >> sim-names.txt\n{}\n",
+            if fixed {
+                "exit 0"
+            } else {
+                "[ \"$1\" = 7311 ] && { echo \"lost wakeup at step 41 (seed $1)\"; exit 1; }\nexit 0"
+            }
+        )
+    };
+    write(o, "sim.sh", &sim(false));
+    let base = commit(o, "base");
+    git(o, &["checkout", "-q", "-b", "fix"]);
+    write(o, "sim.sh", &sim(true));
+    let head = commit(o, "fix");
+    (origin, base, head)
+}
+
+#[test]
+fn the_command_runner_quotes_the_test_runs_once_per_exit_status_and_exports_the_seed() {
+    if !have("git") {
+        eprintln!("skipped: the workflow-shell test needs git");
+        return;
+    }
+    let (origin, base, head) = command_repo();
+    let command = "sh ./sim.sh {seed} {test}";
+    let hostile = "x'; touch pwned; echo '$(touch pwned2) `touch pwned3`";
+    let extra = [
+        ("seed", "7311"),
+        ("seed_env", "SIM_SEED"),
+        ("command", command),
+    ];
+    let w = run_job(origin.path(), &inputs(&base, "base", hostile, &extra)).expect("base side");
+    assert_eq!(
+        count(w.path(), hostile),
+        Count {
+            failures: 3,
+            runs: 3
+        }
+    );
+    for f in ["pwned", "pwned2", "pwned3"] {
+        assert!(
+            !w.path().join("ws").join(f).exists(),
+            "{f}: the test id ran as code"
+        );
+    }
+    let names = std::fs::read_to_string(w.path().join("ws/sim-names.txt")).expect("the sim ran");
+    assert_eq!(
+        names.lines().collect::<Vec<_>>(),
+        [hostile; 3],
+        "the test id arrives as one word"
+    );
+    let w = run_job(origin.path(), &inputs(&head, "branch", "seed-7311", &extra)).expect("head");
+    assert_eq!(
+        count(w.path(), "seed-7311"),
+        Count {
+            failures: 0,
+            runs: 3
+        }
+    );
+    // Another seed does not reproduce on the base: the seed is what the command got.
+    let other = [
+        ("seed", "12"),
+        ("seed_env", "SIM_SEED"),
+        ("command", command),
+    ];
+    let w = run_job(origin.path(), &inputs(&base, "base", "seed-12", &other)).expect("seed 12");
+    assert_eq!(
+        count(w.path(), "seed-12"),
+        Count {
+            failures: 0,
+            runs: 3
+        }
+    );
+}
+
+#[test]
+fn inputs_that_are_not_data_stop_the_job_before_anything_runs() {
+    if !have("git") {
+        eprintln!("skipped: the workflow-shell test needs git");
+        return;
+    }
+    let (origin, base, head) = command_repo();
+    let cmd = ("command", "sh ./sim.sh {seed} {test}");
+    for (what, extra, test) in [
+        ("a seed with a quote", vec![("seed", "1'2"), cmd], "t"),
+        (
+            "a seed variable the shell reads",
+            vec![("seed", "1"), ("seed_env", "BASH_ENV"), cmd],
+            "t",
+        ),
+        (
+            "a test id with a placeholder",
+            vec![("seed", "1"), cmd],
+            "{seed}",
+        ),
+        (
+            "a test id read as an option",
+            vec![("seed", "1"), cmd],
+            "-run=x",
+        ),
+        (
+            "an overlay path climbing out",
+            vec![("tests_from", head.as_str()), ("tests", "../x"), cmd],
+            "t",
+        ),
+        (
+            "an overlay file not in tests_from",
+            vec![
+                ("tests_from", head.as_str()),
+                ("tests", "missing_test.go"),
+                cmd,
+            ],
+            "t",
+        ),
+    ] {
+        let err = run_job(origin.path(), &inputs(&base, "base", test, &extra))
+            .err()
+            .unwrap_or_else(|| panic!("{what}: the job ran"));
+        assert!(!err.contains("sim-names"), "{what}: {err}");
+    }
+    // A file laid over from tests_from is the head's version.
+    let w = run_job(
+        origin.path(),
+        &inputs(
+            &base,
+            "base",
+            "t",
+            &[
+                ("tests_from", head.as_str()),
+                ("tests", "sim.sh"),
+                ("seed", "7311"),
+                ("seed_env", "SIM_SEED"),
+                cmd,
+            ],
+        ),
+    )
+    .expect("the overlay of a changed file");
+    assert_eq!(
+        count(w.path(), "t"),
+        Count {
+            failures: 0,
+            runs: 3
+        }
+    );
+    let _: PathBuf = w.path().to_path_buf();
+}
