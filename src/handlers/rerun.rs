@@ -157,7 +157,7 @@ pub async fn start(svc: &Services, config: &RepoConfig, s: Start<'_>) -> Result<
         .await
         .map_err(store_err)?
         .unwrap_or(row);
-    refresh(svc, &row).await?;
+    announce(svc, &row).await?;
     Ok(if created {
         Started::New(s.session)
     } else {
@@ -186,7 +186,17 @@ async fn drive(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
         .await
         .map_err(store_err)?
         .unwrap_or_else(|| row.clone());
-    refresh(svc, &row).await
+    announce(svc, &row).await
+}
+
+/// After a start: a rerun's comment is written; a verification's caller is evaluating the PR
+/// and writes the check itself, so only a verdict already there (a refused dispatch) is kept.
+async fn announce(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
+    if row.verify.is_some() {
+        super::verify::settle(svc, row).await
+    } else {
+        refresh(svc, row).await
+    }
 }
 
 fn repo_of(row: &SessionRow) -> Result<RepoName, JobError> {

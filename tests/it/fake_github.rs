@@ -63,6 +63,8 @@ pub struct PrState {
     pub state: String,
     /// The branch a PR was opened from (pull requests the App opens).
     pub head_ref: String,
+    /// The head's repository when it is not the base's (a fork).
+    pub head_repo: Option<String>,
 }
 
 #[derive(Default)]
@@ -800,10 +802,12 @@ async fn handle_request(s: FakeState, req: Request) -> Response {
 }
 
 fn pr_json(n: u64, p: &PrState) -> Value {
+    let base_repo = "acme/pool";
+    let head_repo = p.head_repo.as_deref().unwrap_or(base_repo);
     json!({
         "number": n, "title": p.title, "body": p.body, "state": p.state, "draft": false,
-        "head": {"sha": p.head_sha, "ref": "feature"},
-        "base": {"sha": "base", "ref": p.base},
+        "head": {"sha": p.head_sha, "ref": "feature", "repo": {"full_name": head_repo}},
+        "base": {"sha": "base", "ref": p.base, "repo": {"full_name": base_repo}},
         "labels": p.labels.iter().map(|l| json!({"name": l})).collect::<Vec<_>>(),
         "user": {"login": "author", "type": "User"},
     })

@@ -18,4 +18,5 @@ mod recovery;
 mod reliability_comment;
 mod replicas;
 mod rerun;
+mod verify;
 mod workflow_shell;

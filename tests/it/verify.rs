@@ -1,0 +1,423 @@
+//! Verified reproduction (§11) end to end: a PR whose description claims a forcing test gets its
+//! check `in_progress` while the gate runs the test on the merge base (with the PR's test file)
+//! and on the head through the shipped workflow; the runs' reports decide the check. A push
+//! starts a new session and the old one's late results change nothing; a restart carries a
+//! session on; a fork's PR runs nothing until a writer asks.
+
+use serde_json::{Value, json};
+
+use repro_gate::queue::QueueEventKind;
+use repro_gate::store::Store;
+
+use crate::both_backends;
+use crate::common::{Db, Spawn, TestApp};
+use crate::fake_actions::{FakeRun, zip_of};
+use crate::fake_github::FakeGitHub;
+use crate::gate::{RACY_PATCH, REPO, deliver_done, pr_event, world};
+
+both_backends!(
+    a_forcing_test_that_fails_on_the_base_and_passes_on_the_head_is_verified,
+    a_test_that_passes_on_the_merge_base_is_refuted_and_the_check_says_what_to_do,
+    a_push_during_verification_starts_a_new_session_and_the_old_results_change_nothing,
+    a_restart_during_verification_carries_the_session_on,
+    a_fork_runs_nothing_until_a_writer_asks,
+);
+
+const WORKFLOW: &str = include_str!("../../deploy/repro-gate-rerun.yml");
+const TEST: &str = "pool::TestCheckoutWakeupOrdering";
+const TEST_FILE: &str = "pool/wakeup_test.go";
+const BODY: &str = "Fix the lost wakeup in Pool.Checkout.\n\n## Reproduction\nkind: interleaving\ntest: pool::TestCheckoutWakeupOrdering\nbase: fails 20/20\nbranch: passes 20/20\n\n`TestCheckoutWakeupOrdering` (added in `pool/wakeup_test.go`) forces the bad ordering with a hook every time: it fails deterministically on the merge base and passes with this change.\n";
+const ADDED_TEST: &str = "@@ -0,0 +1,6 @@\n+package pool\n+\n+func TestCheckoutWakeupOrdering(t *testing.T) {\n+\tp.beforeWait = func() { close(parked); <-release }\n+\t<-parked\n+}\n";
+
+async fn verify_world(head: &str) -> FakeGitHub {
+    let fake = world().await;
+    fake.put_file(
+        REPO,
+        "main",
+        ".github/repro-gate.yml",
+        "rerun:\n  auto: []\nverify:\n  mode: required\n  runs: 20\n  timeout_minutes: 30\n",
+    );
+    fake.put_file(
+        REPO,
+        "main",
+        ".github/workflows/repro-gate-rerun.yml",
+        WORKFLOW,
+    );
+    fake.add_pr(
+        REPO,
+        1,
+        head,
+        BODY,
+        vec![
+            ("pool/pool.go", Some(RACY_PATCH)),
+            (TEST_FILE, Some(ADDED_TEST)),
+        ],
+    );
+    fake.set_pr(REPO, 1, |p| p.files[1]["status"] = json!("added"));
+    fake.with(|w| {
+        w.permissions
+            .insert((REPO.into(), "alice".into()), "write".into());
+        w.permissions
+            .insert((REPO.into(), "bob".into()), "read".into());
+        w.actions
+            .merge_bases
+            .insert((REPO.into(), head.into()), format!("base-of-{head}"));
+    });
+    fake
+}
+
+fn dispatches(fake: &FakeGitHub) -> Vec<Value> {
+    fake.with(|w| w.actions.dispatches.iter().map(|d| d.2.clone()).collect())
+}
+
+fn check(fake: &FakeGitHub, sha: &str) -> Value {
+    let runs = fake.check_runs_for(sha);
+    assert_eq!(runs.len(), 1, "one check run per SHA: {runs:?}");
+    runs[0].clone()
+}
+
+fn summary(run: &Value) -> String {
+    format!(
+        "{}\n{}",
+        run["output"]["title"].as_str().unwrap_or(""),
+        run["output"]["summary"].as_str().unwrap_or("")
+    )
+}
+
+/// (session, branch side's inputs, base side's inputs) of the dispatches made for `head`.
+fn pair(fake: &FakeGitHub, head: &str) -> (String, Value, Value) {
+    let ds: Vec<Value> = dispatches(fake)
+        .into_iter()
+        .filter(|d| {
+            d["inputs"]["sha"] == head
+                || d["inputs"]["tests_from"] == head
+                || d["inputs"]["sha"] == format!("base-of-{head}")
+        })
+        .collect();
+    assert_eq!(ds.len(), 2, "{ds:?}");
+    let side = |s: &str| {
+        ds.iter()
+            .find(|d| d["inputs"]["side"] == s)
+            .unwrap_or_else(|| panic!("a side-{s} dispatch: {ds:?}"))["inputs"]
+            .clone()
+    };
+    let (b, base) = (side("branch"), side("base"));
+    assert_eq!(b["session"], base["session"]);
+    (b["session"].as_str().unwrap().to_string(), b, base)
+}
+
+/// Completes one side's run as the workflow does: a report of `runs` runs of the test, `fails`
+/// failing (`runs` = 0: a build error, no run of the test at all).
+async fn complete(
+    app: &mut TestApp,
+    fake: &FakeGitHub,
+    run: u64,
+    session: &str,
+    side: &str,
+    fails: usize,
+    runs: usize,
+) {
+    let mut xml = String::from("<testsuites><testsuite name=\"pool\">");
+    for i in 0..runs {
+        xml.push_str("<testcase classname=\"pool\" name=\"TestCheckoutWakeupOrdering\">");
+        if i < fails {
+            xml.push_str("<failure message=\"lost wakeup\"/>");
+        }
+        xml.push_str("</testcase>");
+    }
+    xml.push_str("</testsuite></testsuites>");
+    fake.with(|w| {
+        w.actions.runs.insert(
+            run,
+            FakeRun {
+                artifacts: vec![(
+                    run + 10_000,
+                    "repro-gate-rerun-junit".into(),
+                    zip_of(&[("report.xml", &xml)]),
+                )],
+                jobs: vec![],
+            },
+        );
+    });
+    let ev = json!({
+        "action": "completed",
+        "workflow_run": {
+            "id": run, "run_attempt": 1, "head_sha": "main-sha", "head_branch": "main",
+            "event": "workflow_dispatch", "conclusion": "success",
+            "display_title": format!("repro-gate rerun {session} {side}"),
+            "html_url": format!("https://github.com/{REPO}/actions/runs/{run}")
+        },
+        "repository": {"full_name": REPO, "default_branch": "main"},
+        "installation": {"id": 7}
+    });
+    deliver_done(app, "workflow_run", &format!("run-{run}"), &ev.to_string()).await;
+    // The session asks for the PR to be evaluated again: the check shows what came in.
+    app.wait_for(|e| e.work == "evaluate_pr" && e.kind == QueueEventKind::Done)
+        .await;
+}
+
+async fn open(app: &mut TestApp, id: &str) {
+    deliver_done(app, "pull_request", id, &pr_event("opened", 1, json!({}))).await;
+}
+
+async fn verdicts(db: &Db) -> Vec<(bool, String)> {
+    let store = Store::connect(&db.url).await.expect("store");
+    let rows = store.audit(Some(REPO), Some(1), None).await.expect("audit");
+    store.close().await;
+    rows.into_iter()
+        .filter(|r| r.command == "verify-verdict")
+        .map(|r| (r.accepted, r.why))
+        .collect()
+}
+
+async fn a_forcing_test_that_fails_on_the_base_and_passes_on_the_head_is_verified(db: Db) {
+    let fake = verify_world("head-1").await;
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "d1").await;
+
+    let run = check(&fake, "head-1");
+    assert_eq!(run["status"], "in_progress", "{run}");
+    let text = summary(&run);
+    assert!(text.contains("Verifying the reproduction"), "{text}");
+    assert!(
+        text.contains(TEST) && text.contains("head-1") && text.contains("base-of"),
+        "the claim and both SHAs: {text}"
+    );
+    let (session, branch, base) = pair(&fake, "head-1");
+    assert_eq!(branch["sha"], "head-1");
+    assert_eq!(base["sha"], "base-of-head-1");
+    assert_eq!(base["tests_from"], "head-1");
+    assert_eq!(base["tests"], TEST_FILE);
+    assert!(branch.get("tests_from").is_none(), "{branch}");
+    for d in [&branch, &base] {
+        assert_eq!(d["test"], TEST);
+        assert_eq!(d["runs"], 20);
+        assert!(d.get("seed").is_none(), "no seed claimed: {d}");
+    }
+
+    complete(&mut app, &fake, 901, &session, "base", 20, 20).await;
+    assert_eq!(check(&fake, "head-1")["status"], "in_progress");
+    complete(&mut app, &fake, 902, &session, "branch", 0, 20).await;
+    let run = check(&fake, "head-1");
+    assert_eq!(
+        (&run["status"], &run["conclusion"]),
+        (&json!("completed"), &json!("success"))
+    );
+    let text = summary(&run);
+    assert!(text.contains("Verification: verified"), "{text}");
+    assert!(
+        text.contains("fails 20/20") && text.contains("fails 0/20"),
+        "{text}"
+    );
+    assert!(
+        text.contains("/actions/runs/901") && text.contains("/actions/runs/902"),
+        "{text}"
+    );
+    let v = verdicts(&db).await;
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert!(v[0].0 && v[0].1.starts_with("verified"), "{v:?}");
+
+    // The same run's completion delivered again (a new delivery id) changes nothing: no
+    // dispatch, no second verdict, no write to the check.
+    let writes = fake.requests().len();
+    let again = json!({
+        "action": "completed",
+        "workflow_run": {"id": 902, "run_attempt": 1, "head_sha": "main-sha", "head_branch": "main",
+            "event": "workflow_dispatch", "conclusion": "success",
+            "display_title": format!("repro-gate rerun {session} branch")},
+        "repository": {"full_name": REPO, "default_branch": "main"},
+        "installation": {"id": 7}
+    });
+    deliver_done(
+        &mut app,
+        "workflow_run",
+        "run-902-again",
+        &again.to_string(),
+    )
+    .await;
+    assert_eq!(dispatches(&fake).len(), 2);
+    assert!(
+        fake.requests()[writes..].iter().all(|r| r.method == "GET"),
+        "{:?}",
+        &fake.requests()[writes..]
+    );
+    assert_eq!(verdicts(&db).await.len(), 1);
+    app.stop().await;
+}
+
+async fn a_test_that_passes_on_the_merge_base_is_refuted_and_the_check_says_what_to_do(db: Db) {
+    let fake = verify_world("head-2").await;
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "d2").await;
+    let (session, _, _) = pair(&fake, "head-2");
+    complete(&mut app, &fake, 911, &session, "branch", 0, 20).await;
+    complete(&mut app, &fake, 912, &session, "base", 0, 20).await;
+    let run = check(&fake, "head-2");
+    assert_eq!(run["conclusion"], "failure");
+    let text = summary(&run);
+    assert!(text.contains("does not fail without the change"), "{text}");
+    assert!(text.contains("force the bad ordering"), "{text}");
+    assert!(
+        !text.contains("still fails") && !text.contains("not deterministic"),
+        "{text}"
+    );
+    let v = verdicts(&db).await;
+    assert_eq!(v.len(), 1);
+    assert!(!v[0].0 && v[0].1.contains("merge base fails 0/20"), "{v:?}");
+
+    // An override still applies over a refuted reproduction.
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-ovr",
+        &json!({
+            "action": "created",
+            "issue": {"number": 1, "pull_request": {"url": "x"}},
+            "comment": {"id": 77, "body": "/repro override the hook is in review", "user": {"login": "alice", "type": "User"}, "created_at": chrono::Utc::now().to_rfc3339()},
+            "repository": {"full_name": REPO},
+            "installation": {"id": 7}
+        })
+        .to_string(),
+    )
+    .await;
+    assert_eq!(check(&fake, "head-2")["conclusion"], "success");
+    app.stop().await;
+}
+
+async fn a_push_during_verification_starts_a_new_session_and_the_old_results_change_nothing(
+    db: Db,
+) {
+    let fake = verify_world("head-3").await;
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "d3").await;
+    let (old, _, _) = pair(&fake, "head-3");
+
+    fake.set_pr(REPO, 1, |p| p.head_sha = "head-4".into());
+    fake.with(|w| {
+        w.actions
+            .merge_bases
+            .insert((REPO.into(), "head-4".into()), "base-of-head-4".into())
+    });
+    deliver_done(
+        &mut app,
+        "pull_request",
+        "d4",
+        &pr_event(
+            "synchronize",
+            1,
+            json!({"before": "head-3", "after": "head-4"}),
+        ),
+    )
+    .await;
+    let (new, _, _) = pair(&fake, "head-4");
+    assert_ne!(old, new, "a push is a new session");
+    assert_eq!(check(&fake, "head-4")["status"], "in_progress");
+
+    // The old session verifies, late: the new head's check stays in progress.
+    complete(&mut app, &fake, 921, &old, "base", 20, 20).await;
+    complete(&mut app, &fake, 922, &old, "branch", 0, 20).await;
+    let run = check(&fake, "head-4");
+    assert_eq!(run["status"], "in_progress", "{run}");
+    assert!(!summary(&run).contains("Verification: verified"));
+
+    complete(&mut app, &fake, 923, &new, "base", 13, 20).await;
+    complete(&mut app, &fake, 924, &new, "branch", 0, 20).await;
+    let run = check(&fake, "head-4");
+    assert_eq!(run["conclusion"], "failure");
+    let text = summary(&run);
+    assert!(
+        text.contains("not deterministic") && text.contains("13/20"),
+        "{text}"
+    );
+    assert_eq!(dispatches(&fake).len(), 4);
+    app.stop().await;
+}
+
+async fn a_restart_during_verification_carries_the_session_on(db: Db) {
+    let fake = verify_world("head-5").await;
+    let mut first = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut first, "d5").await;
+    let (session, _, _) = pair(&fake, "head-5");
+    first.stop().await;
+
+    let mut second = Spawn::new(&db).workers(2).github(&fake).start().await;
+    complete(&mut second, &fake, 931, &session, "base", 20, 20).await;
+    complete(&mut second, &fake, 932, &session, "branch", 2, 20).await;
+    let run = check(&fake, "head-5");
+    assert_eq!(run["conclusion"], "failure");
+    let text = summary(&run);
+    assert!(
+        text.contains("still fails with the change") && text.contains("2/20"),
+        "{text}"
+    );
+    // The same PR evaluated again after the restart does not start the session twice.
+    deliver_done(
+        &mut second,
+        "pull_request",
+        "d5b",
+        &pr_event("edited", 1, json!({"changes": {"body": {"from": "x"}}})),
+    )
+    .await;
+    assert_eq!(dispatches(&fake).len(), 2);
+    second.stop().await;
+}
+
+fn comment(id: u64, login: &str, body: &str) -> String {
+    json!({
+        "action": "created",
+        "issue": {"number": 1, "pull_request": {"url": "x"}},
+        "comment": {"id": id, "body": body, "user": {"login": login, "type": "User"}, "created_at": chrono::Utc::now().to_rfc3339()},
+        "repository": {"full_name": REPO},
+        "installation": {"id": 7}
+    })
+    .to_string()
+}
+
+async fn a_fork_runs_nothing_until_a_writer_asks(db: Db) {
+    let fake = verify_world("head-6").await;
+    fake.set_pr(REPO, 1, |p| p.head_repo = Some("mallory/pool".into()));
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "d6").await;
+    let run = check(&fake, "head-6");
+    assert_eq!(run["conclusion"], "action_required", "{run}");
+    assert!(summary(&run).contains("/repro verify"));
+    assert!(
+        dispatches(&fake).is_empty(),
+        "a fork's code ran without a person"
+    );
+
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-bob",
+        &comment(61, "bob", "/repro verify"),
+    )
+    .await;
+    assert!(dispatches(&fake).is_empty(), "a reader started it");
+    assert!(
+        fake.comments_on(REPO, 1).iter().any(|c| c["body"]
+            .as_str()
+            .unwrap_or("")
+            .contains("may not use `/repro verify`")),
+        "{:?}",
+        fake.comments_on(REPO, 1)
+    );
+
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-alice",
+        &comment(62, "alice", "/repro verify"),
+    )
+    .await;
+    let (session, _, base) = pair(&fake, "head-6");
+    assert_eq!(base["tests_from"], "head-6");
+    assert!(fake.with(|w| w.reactions.contains(&(62, "+1".into()))));
+    let run = check(&fake, "head-6");
+    assert_eq!(run["status"], "in_progress", "{run}");
+    assert!(summary(&run).contains("@alice"), "who asked is shown");
+    complete(&mut app, &fake, 941, &session, "base", 20, 20).await;
+    complete(&mut app, &fake, 942, &session, "branch", 0, 20).await;
+    assert_eq!(check(&fake, "head-6")["conclusion"], "success");
+    app.stop().await;
+}
