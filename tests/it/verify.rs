@@ -6,6 +6,9 @@
 
 use serde_json::{Value, json};
 
+use std::sync::Arc;
+
+use repro_gate::clock::ManualClock;
 use repro_gate::queue::QueueEventKind;
 use repro_gate::store::Store;
 
@@ -21,6 +24,7 @@ both_backends!(
     a_push_during_verification_starts_a_new_session_and_the_old_results_change_nothing,
     a_restart_during_verification_carries_the_session_on,
     a_fork_runs_nothing_until_a_writer_asks,
+    a_side_that_never_completes_times_out,
 );
 
 const WORKFLOW: &str = include_str!("../../deploy/repro-gate-rerun.yml");
@@ -419,5 +423,54 @@ async fn a_fork_runs_nothing_until_a_writer_asks(db: Db) {
     complete(&mut app, &fake, 941, &session, "base", 20, 20).await;
     complete(&mut app, &fake, 942, &session, "branch", 0, 20).await;
     assert_eq!(check(&fake, "head-6")["conclusion"], "success");
+    app.stop().await;
+}
+
+async fn a_side_that_never_completes_times_out(db: Db) {
+    let fake = verify_world("head-7").await;
+    let clock = ManualClock::new(chrono::Utc::now().timestamp_millis());
+    let mut app = Spawn::new(&db)
+        .workers(2)
+        .github(&fake)
+        .clock(Arc::new(clock.clone()))
+        .start()
+        .await;
+    open(&mut app, "d7").await;
+    let (session, _, _) = pair(&fake, "head-7");
+    complete(&mut app, &fake, 951, &session, "base", 20, 20).await;
+    assert_eq!(check(&fake, "head-7")["status"], "in_progress");
+    // verify.timeout_minutes: 30 in this repository's config.
+    clock.advance_ms(31 * 60 * 1000);
+    app.wait_for(|e| e.work == "rerun_timeout" && e.kind == QueueEventKind::Done)
+        .await;
+    app.wait_for(|e| e.work == "evaluate_pr" && e.kind == QueueEventKind::Done)
+        .await;
+    let run = check(&fake, "head-7");
+    assert_eq!(run["conclusion"], "failure", "{run}");
+    let text = summary(&run);
+    assert!(
+        text.contains("Verification: timed out") && text.contains("30 minutes"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fails 20/20"),
+        "what did arrive is shown: {text}"
+    );
+    // The missing side's run completing after the timeout changes nothing.
+    let writes = fake.requests().len();
+    let late = json!({
+        "action": "completed",
+        "workflow_run": {"id": 952, "run_attempt": 1, "head_sha": "main-sha", "head_branch": "main",
+            "event": "workflow_dispatch", "conclusion": "success",
+            "display_title": format!("repro-gate rerun {session} branch")},
+        "repository": {"full_name": REPO, "default_branch": "main"},
+        "installation": {"id": 7}
+    });
+    deliver_done(&mut app, "workflow_run", "run-952", &late.to_string()).await;
+    assert!(fake.requests()[writes..].iter().all(|r| r.method == "GET"));
+    assert_eq!(check(&fake, "head-7")["conclusion"], "failure");
+    let v = verdicts(&db).await;
+    assert_eq!(v.len(), 1);
+    assert!(v[0].1.starts_with("timed out"), "{v:?}");
     app.stop().await;
 }

@@ -97,11 +97,12 @@ pub fn claim_of(evidence: &EvidenceVerdict, command_set: bool) -> Option<Claim> 
     None
 }
 
+/// A character named in a reason: a safe code span (reasons are shown on GitHub as markdown).
 fn describe(c: char) -> String {
-    if c.is_control() {
-        format!("the control character U+{:04X}", c as u32)
+    if c.is_control() || c.is_whitespace() {
+        format!("the character U+{:04X}", c as u32)
     } else {
-        format!("`{c}`")
+        crate::core::render::code(&c.to_string())
     }
 }
 
@@ -178,8 +179,8 @@ pub fn test_files_for_base(files: &[FileChange]) -> Result<Vec<String>, String> 
         }
         if !safe_path(&f.path) {
             return Err(format!(
-                "the test file {:?} has a path the workflow cannot take (only letters, digits and `._/@+-`, no `..`)",
-                f.path.chars().take(120).collect::<String>()
+                "the test file {} has a path the workflow cannot take (only letters, digits and `._/@+-`, no `..`)",
+                crate::core::render::code(&f.path.chars().take(120).collect::<String>())
             ));
         }
         if !out.contains(&f.path) {
@@ -289,7 +290,7 @@ mod tests {
             ("TestX$(touch /tmp/p)", "`$`"),
             ("TestX; rm -rf /", "`;`"),
             ("Test`id`", "`"),
-            ("TestX\nTestY", "control"),
+            ("TestX\nTestY", "U+000A"),
             ("TestX'", "`'`"),
             ("", "empty"),
             (" TestX", "space"),

@@ -217,18 +217,16 @@ pub fn section(
         Status::Unrunnable { claim, reason } => {
             let _ = writeln!(
                 out,
-                "### Verification: could not run\n\nNothing was dispatched: {}. The claim was {}{}. Name the test as the runner takes it and give the seed as digits or letters, then edit the description.",
-                md(reason),
+                "### Verification: could not run\n\nNothing was dispatched: {reason}. The claim was {}{}. Name the test as the runner takes it and give the seed as digits or letters, then edit the description.",
                 claim
                     .test
                     .as_deref()
-                    .map(md)
-                    .map(|t| format!("test `{t}`"))
+                    .map(|t| format!("test {}", code(t)))
                     .unwrap_or_else(|| "a seed alone".into()),
                 claim
                     .seed
                     .as_deref()
-                    .map(|s| format!(" with seed `{}`", md(s)))
+                    .map(|s| format!(" with seed {}", code(s)))
                     .unwrap_or_default(),
             );
         }
