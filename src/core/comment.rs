@@ -243,6 +243,55 @@ pub fn has_section(body: &str, check: &str) -> bool {
     sections(body).iter().any(|(n, _)| *n == key)
 }
 
+/// The section of quarantine issues filed for this PR's tests (a name no check has: it holds
+/// markup a check name cannot).
+pub const TICKETS_SECTION: &str = "<quarantine tickets>";
+
+/// The section listing the quarantine issues filed for this PR's failing tests.
+pub fn tickets_section(filed: &[(String, u64)]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{SECTION_START}{} -->", section_key(TICKETS_SECTION));
+    let _ = writeln!(
+        s,
+        "### Quarantine tickets
+"
+    );
+    for (test, n) in filed {
+        let _ = writeln!(
+            s,
+            "- {}: filed as #{n} (`not this change`: flaky without this PR) <!-- repro-gate:filed:{n}:{} -->",
+            name(test),
+            hex::encode(test.as_bytes())
+        );
+    }
+    s.push('\n');
+    s.push_str(SECTION_END);
+    s
+}
+
+/// The (test, issue) pairs a reliability comment's tickets section lists.
+pub fn filed_tickets(body: &str) -> Vec<(String, u64)> {
+    const TAG: &str = "<!-- repro-gate:filed:";
+    let mut out = Vec::new();
+    for line in body.lines() {
+        let Some(at) = line.find(TAG) else { continue };
+        let rest = &line[at + TAG.len()..];
+        let Some(end) = rest.find(" -->") else {
+            continue;
+        };
+        let Some((n, hexed)) = rest[..end].split_once(':') else {
+            continue;
+        };
+        let (Ok(n), Ok(bytes)) = (n.parse::<u64>(), hex::decode(hexed)) else {
+            continue;
+        };
+        if let Ok(test) = String::from_utf8(bytes) {
+            out.push((test, n));
+        }
+    }
+    out
+}
+
 /// The sections of an existing comment, by check name.
 pub fn sections(body: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -284,6 +333,22 @@ pub fn compose(existing: Option<&str>, check: &str, new_section: String) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filed_tickets_round_trip_through_their_section() {
+        let filed = vec![("pkg::TestX".to_string(), 12), ("a`-->b".to_string(), 13)];
+        let body = compose(None, TICKETS_SECTION, tickets_section(&filed));
+        assert_eq!(filed_tickets(&body), filed);
+        assert!(body.contains("filed as #12"));
+        // A check's own section is untouched beside it.
+        let with_check = compose(
+            Some(&body),
+            "ci / test",
+            section("ci / test", "abc", &[], None),
+        );
+        assert_eq!(filed_tickets(&with_check), filed);
+        assert!(has_section(&with_check, "ci / test"));
+    }
 
     pub(super) fn row(tier: Tier, listed: bool) -> Row {
         Row {

@@ -24,6 +24,40 @@ pub struct RepoConfig {
     pub history: HistoryConfig,
     pub rerun: RerunConfig,
     pub verify: VerifyConfig,
+    /// Which file this config came from (set by whoever read it, never by the file).
+    #[serde(skip)]
+    pub source: ConfigSource,
+}
+
+/// Where a repository's config was read from (§6).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ConfigSource {
+    /// No file: the defaults.
+    #[default]
+    Defaults,
+    /// The repository's own `.github/repro-gate.yml` on its default branch.
+    Repository,
+    /// The owner's `.github` repository (`owner/.github`), on its default branch.
+    Organisation(String),
+}
+
+impl ConfigSource {
+    /// Said in the check summary.
+    pub fn describe(&self) -> String {
+        match self {
+            ConfigSource::Defaults => format!(
+                "the defaults (no `{CONFIG_PATH}` in this repository or in the owner's `.github` repository)"
+            ),
+            ConfigSource::Repository => {
+                format!("`{CONFIG_PATH}` on this repository's default branch")
+            }
+            ConfigSource::Organisation(repo) => {
+                format!(
+                    "`{CONFIG_PATH}` of `{repo}` (the owner's `.github` repository), as this repository has none"
+                )
+            }
+        }
+    }
 }
 
 /// `history:` (§9): which runs count, where reports are, when the file is recomputed.
@@ -218,6 +252,7 @@ impl Default for RepoConfig {
             history: HistoryConfig::default(),
             rerun: RerunConfig::default(),
             verify: VerifyConfig::default(),
+            source: ConfigSource::Defaults,
         }
     }
 }

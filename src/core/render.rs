@@ -248,6 +248,7 @@ pub fn check_run(input: &GateInput<'_>, decision: &Decision) -> CheckText {
             super::config::CONFIG_PATH
         );
     }
+    let _ = writeln!(s, "Config: {}.\n", input.config_source.describe());
     if decision.gated && matches!(decision.basis, Basis::Evidence) {
         let _ = writeln!(
             s,
@@ -343,6 +344,7 @@ mod tests {
             verify_mode: crate::core::config::VerifyMode::Required,
             verify_timeout_minutes: 60,
             workflow: "repro-gate-rerun.yml",
+            config_source: &crate::core::config::ConfigSource::Defaults,
         };
         let d = decide(&input);
         let t = check_run(&input, &d);

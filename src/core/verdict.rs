@@ -175,6 +175,8 @@ pub struct GateInput<'a> {
     pub verify_timeout_minutes: u32,
     /// `rerun.workflow`, for the summary.
     pub workflow: &'a str,
+    /// Which config file was used, for the summary.
+    pub config_source: &'a super::config::ConfigSource,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -263,6 +265,7 @@ mod tests {
             verify_mode: VerifyMode::Required,
             verify_timeout_minutes: 60,
             workflow: "repro-gate-rerun.yml",
+            config_source: &crate::core::config::ConfigSource::Defaults,
         })
     }
 
@@ -289,6 +292,7 @@ mod tests {
             verify_mode: mode,
             verify_timeout_minutes: 60,
             workflow: "repro-gate-rerun.yml",
+            config_source: &crate::core::config::ConfigSource::Defaults,
         })
     }
 

@@ -85,6 +85,18 @@ impl GitHub {
         let existing = self
             .find_check_run(inst, repo, &run.head_sha, &run.name)
             .await?;
+        match existing {
+            // Already showing this verdict: a write would change nothing.
+            Some(c) if c.shows(run) => Ok(c.id),
+            Some(c) => {
+                self.update_check_run(inst, repo, c.id, run).await?;
+                Ok(c.id)
+            }
+            None => self.create_check_run(inst, repo, run).await,
+        }
+    }
+
+    fn check_run_body(run: &CheckRunWrite) -> serde_json::Value {
         let mut output = json!({
             "title": run.title,
             "summary": fit_check_text(&run.summary),
@@ -107,36 +119,49 @@ impl GitHub {
             }
             None => body["status"] = json!("in_progress"),
         }
-        match existing {
-            // Already showing this verdict: a write would change nothing.
-            Some(c) if c.shows(run) => Ok(c.id),
-            Some(c) => {
-                self.write(
-                    inst,
-                    Method::PATCH,
-                    &format!("/repos/{repo}/check-runs/{}", c.id),
-                    Some(&body),
-                    true,
-                )
-                .await?;
-                Ok(c.id)
-            }
-            None => {
-                body["head_sha"] = json!(run.head_sha);
-                let resp = self
-                    .write(
-                        inst,
-                        Method::POST,
-                        &format!("/repos/{repo}/check-runs"),
-                        Some(&body),
-                        false,
-                    )
-                    .await?;
-                match resp {
-                    Some(r) => Ok(decode::<CheckRunJson>("check-runs", &r)?.id),
-                    None => Ok(0),
-                }
-            }
+        body
+    }
+
+    /// `PATCH /repos/{o}/{r}/check-runs/{id}`
+    pub async fn update_check_run(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        id: u64,
+        run: &CheckRunWrite,
+    ) -> Result<(), GitHubError> {
+        self.write(
+            inst,
+            Method::PATCH,
+            &format!("/repos/{repo}/check-runs/{id}"),
+            Some(&Self::check_run_body(run)),
+            true,
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// `POST /repos/{o}/{r}/check-runs`: its id.
+    pub async fn create_check_run(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        run: &CheckRunWrite,
+    ) -> Result<u64, GitHubError> {
+        let mut body = Self::check_run_body(run);
+        body["head_sha"] = json!(run.head_sha);
+        let resp = self
+            .write(
+                inst,
+                Method::POST,
+                &format!("/repos/{repo}/check-runs"),
+                Some(&body),
+                false,
+            )
+            .await?;
+        match resp {
+            Some(r) => Ok(decode::<CheckRunJson>("check-runs", &r)?.id),
+            None => Ok(0),
         }
     }
 

@@ -236,3 +236,128 @@ impl GitHub {
         .map(|_| ())
     }
 }
+
+/// An issue as the quarantine tickets need it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Issue {
+    pub number: u64,
+    pub state: String,
+    pub body: String,
+    /// The App that opened it (`performed_via_github_app`).
+    pub via_app: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct IssueJson {
+    number: u64,
+    #[serde(default)]
+    state: String,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    performed_via_github_app: Option<AppJson>,
+    #[serde(default)]
+    pull_request: Option<serde_json::Value>,
+}
+
+impl From<IssueJson> for Issue {
+    fn from(i: IssueJson) -> Self {
+        Issue {
+            number: i.number,
+            state: i.state,
+            body: i.body.unwrap_or_default(),
+            via_app: i.performed_via_github_app.map(|a| a.id),
+        }
+    }
+}
+
+/// Most pages of a label's open issues read when looking for a ticket.
+const MAX_ISSUE_PAGES: u32 = 10;
+
+impl GitHub {
+    /// `GET /repos/{o}/{r}/issues/{n}`; `None` when it is gone.
+    pub async fn issue(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        number: u64,
+    ) -> Result<Option<Issue>, GitHubError> {
+        match self
+            .get_json::<IssueJson>(inst, &format!("/repos/{repo}/issues/{number}"))
+            .await
+        {
+            Ok(i) => Ok(Some(i.into())),
+            Err(GitHubError::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `GET /repos/{o}/{r}/issues?state=open&labels=…`: open issues (not PRs) with the label.
+    pub async fn open_issues_labeled(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        label: &str,
+    ) -> Result<Vec<Issue>, GitHubError> {
+        let list: Vec<IssueJson> = self
+            .get_pages(
+                inst,
+                &format!(
+                    "/repos/{repo}/issues?state=open&labels={}",
+                    super::api::encode_query(label)
+                ),
+                MAX_ISSUE_PAGES,
+            )
+            .await?;
+        Ok(list
+            .into_iter()
+            .filter(|i| i.pull_request.is_none())
+            .map(Issue::from)
+            .collect())
+    }
+
+    /// `POST /repos/{o}/{r}/issues`: its number.
+    pub async fn create_issue(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        title: &str,
+        body: &str,
+        labels: &[&str],
+    ) -> Result<u64, GitHubError> {
+        let b = json!({ "title": title, "body": body, "labels": labels });
+        match self
+            .write(
+                inst,
+                Method::POST,
+                &format!("/repos/{repo}/issues"),
+                Some(&b),
+                false,
+            )
+            .await?
+        {
+            Some(r) => Ok(decode::<IssueJson>("issue", &r)?.number),
+            None => Ok(0),
+        }
+    }
+
+    /// `PATCH /repos/{o}/{r}/issues/{n}` with a new body.
+    pub async fn update_issue_body(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        number: u64,
+        body: &str,
+    ) -> Result<(), GitHubError> {
+        let b = json!({ "body": body });
+        self.write(
+            inst,
+            Method::PATCH,
+            &format!("/repos/{repo}/issues/{number}"),
+            Some(&b),
+            true,
+        )
+        .await
+        .map(|_| ())
+    }
+}

@@ -30,6 +30,7 @@ use tokio::sync::Mutex;
 pub use auth::AppKey;
 pub use download::{ChannelReader, read_blocking};
 pub use error::GitHubError;
+pub use pulls_api::pull_from_payload;
 pub use transport::{Sleeper, TokioSleeper};
 
 use auth::TokenCache;

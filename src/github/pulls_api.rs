@@ -94,6 +94,18 @@ impl From<PullJson> for PullRequest {
     }
 }
 
+/// The PR a `pull_request` webhook payload carries (the same fields as `GET …/pulls/{n}`);
+/// `None` when it lacks any of them.
+pub fn pull_from_payload(payload: &[u8]) -> Option<PullRequest> {
+    #[derive(Deserialize)]
+    struct Payload {
+        pull_request: PullJson,
+    }
+    serde_json::from_slice::<Payload>(payload)
+        .ok()
+        .map(|p| p.pull_request.into())
+}
+
 #[derive(Deserialize)]
 struct FileJson {
     filename: String,

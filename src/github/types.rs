@@ -93,6 +93,30 @@ pub struct CheckRunWrite {
     pub actions: Vec<CheckAction>,
 }
 
+impl CheckRunWrite {
+    /// What the run shows, as a digest: the same digest is the same check run on GitHub.
+    pub fn digest(&self) -> String {
+        use sha2::{Digest as _, Sha256};
+        let mut h = Sha256::new();
+        for part in [
+            self.name.as_str(),
+            self.head_sha.as_str(),
+            self.conclusion.as_deref().unwrap_or("in_progress"),
+            self.title.as_str(),
+            &fit_check_text(&self.summary),
+            &self.text.as_deref().map(fit_check_text).unwrap_or_default(),
+        ] {
+            h.update(part.as_bytes());
+            h.update([0u8]);
+        }
+        for a in &self.actions {
+            h.update(a.identifier.as_bytes());
+            h.update([0u8]);
+        }
+        hex::encode(h.finalize())
+    }
+}
+
 /// A bot account: GitHub's `type: Bot`, or an App's `name[bot]` login.
 pub fn is_bot(kind: Option<&str>, login: &str) -> bool {
     kind == Some("Bot") || login.ends_with("[bot]")

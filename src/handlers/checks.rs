@@ -111,9 +111,6 @@ pub async fn on_merge_group(
     }
     let v = merge_group::verdict(head_ref, &members);
     let run = gate_check_run(&ev.merge_group.head_sha, v.conclusion, v.title, v.summary);
-    svc.github
-        .upsert_check_run(inst, repo, &run)
-        .await
-        .map_err(gh)?;
+    svc.write_check_run(inst, repo, &run).await?;
     Ok(())
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use moka::sync::Cache;
 
 use crate::clock::Clock;
-use crate::core::config::{self, ConfigError, RepoConfig};
+use crate::core::config::{self, ConfigError, ConfigSource, RepoConfig};
 use crate::github::types::FileRead;
 use crate::github::types::RepoName;
 use crate::github::{GitHub, GitHubError};
@@ -24,8 +24,15 @@ type LoadedConfig = (RepoConfig, Option<ConfigError>);
 struct CachedConfig {
     etag: Option<String>,
     sha: String,
+    /// The repository the file came from (`owner/.github` for the owner's), empty for none.
+    from: String,
     loaded: LoadedConfig,
+    /// When it was last asked for (the service's clock).
+    checked_ms: i64,
 }
+
+/// How long a config read is trusted without asking GitHub again (§6: up to 60 s).
+const CONFIG_FRESH_MS: i64 = 60_000;
 /// How long an answer to "may this person act here" is trusted.
 const PERMISSION_TTL_MS: i64 = 5 * 60 * 1000;
 
@@ -177,16 +184,83 @@ impl Services {
             .insert((repo.to_string(), label.to_string()), ());
     }
 
-    /// The repository's config from its default branch (never the PR head), parsed once per
-    /// blob and asked for conditionally.
+    /// The repository's config from its default branch (never the PR head); with none there,
+    /// the same path in the owner's `.github` repository; else the defaults (§6). Trusted for
+    /// a minute (a change applies within one); then asked for conditionally (a 304 costs no
+    /// rate limit) and parsed again only when the blob changed.
     pub async fn repo_config(
         &self,
         inst: i64,
         repo: &RepoName,
     ) -> Result<(RepoConfig, Option<ConfigError>), JobError> {
-        let branch = self.default_branch(inst, repo).await?;
         let key = repo.to_string();
         let known = self.configs.get(&key);
+        let now = self.clock.now_ms();
+        if let Some(c) = &known
+            && now - c.checked_ms < CONFIG_FRESH_MS
+            && now >= c.checked_ms
+        {
+            return Ok(c.loaded.clone());
+        }
+        let own = known.as_ref().filter(|c| c.from == repo.to_string());
+        let found = self.read_config(inst, repo, own).await?;
+        let found = match found {
+            Some(f) => Some(f),
+            None if repo.name != ".github" => {
+                let org = RepoName {
+                    owner: repo.owner.clone(),
+                    name: ".github".into(),
+                };
+                let theirs = known.as_ref().filter(|c| c.from == org.to_string());
+                self.read_config(inst, &org, theirs).await?
+            }
+            None => None,
+        };
+        let entry = match found {
+            Some(c) => c,
+            None => CachedConfig {
+                etag: None,
+                sha: String::new(),
+                from: String::new(),
+                loaded: (RepoConfig::default(), None),
+                checked_ms: now,
+            },
+        };
+        let loaded = entry.loaded.clone();
+        self.configs.insert(
+            key,
+            CachedConfig {
+                checked_ms: now,
+                ..entry
+            },
+        );
+        Ok(loaded)
+    }
+
+    /// One repository's `.github/repro-gate.yml` (conditional on what `known` read of it);
+    /// `None` when it has none (or the repository is not there for this installation).
+    async fn read_config(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        known: Option<&CachedConfig>,
+    ) -> Result<Option<CachedConfig>, JobError> {
+        let branch = match self.default_branches.get(&repo.to_string()) {
+            Some(b) => b,
+            None => match self.github.default_branch(inst, repo).await {
+                Ok(b) => {
+                    self.default_branches.insert(repo.to_string(), b.clone());
+                    b
+                }
+                // The owner's `.github` repository may not exist, or not be in this installation.
+                Err(GitHubError::NotFound { .. } | GitHubError::Forbidden { .. })
+                    if repo.name == ".github" =>
+                {
+                    return Ok(None);
+                }
+                Err(e) => return Err(gh(e)),
+            },
+        };
         let read = self
             .github
             .file_at_if_changed(
@@ -194,36 +268,90 @@ impl Services {
                 repo,
                 config::CONFIG_PATH,
                 &branch,
-                known.as_ref().and_then(|c| c.etag.as_deref()),
+                known.and_then(|c| c.etag.as_deref()),
             )
-            .await
-            .map_err(gh)?;
-        match (read, known) {
-            (FileRead::Missing, _) => {
-                self.configs.invalidate(&key);
-                Ok((RepoConfig::default(), None))
+            .await;
+        let read = match read {
+            Ok(r) => r,
+            // The owner's `.github` repository may not exist, or not be in this installation.
+            Err(GitHubError::NotFound { .. } | GitHubError::Forbidden { .. })
+                if repo.name == ".github" =>
+            {
+                return Ok(None);
             }
-            (FileRead::NotModified, Some(c)) => Ok(c.loaded),
+            Err(e) => return Err(gh(e)),
+        };
+        let source = |from: &RepoName| {
+            if from.name == ".github" {
+                ConfigSource::Organisation(from.to_string())
+            } else {
+                ConfigSource::Repository
+            }
+        };
+        match (read, known) {
+            (FileRead::Missing, _) => Ok(None),
+            (FileRead::NotModified, Some(c)) => Ok(Some(c.clone())),
             (FileRead::NotModified, None) => Err(JobError::Transient(anyhow::anyhow!(
                 "GitHub answered 304 Not Modified to an unconditional read of {}",
                 config::CONFIG_PATH
             ))),
             (FileRead::Found { text, sha, etag }, known) => {
-                let loaded = match known {
-                    Some(c) if c.sha == sha => c.loaded,
+                let mut loaded = match known {
+                    Some(c) if c.sha == sha => c.loaded.clone(),
                     _ => config::load(Some(&text)),
                 };
-                self.configs.insert(
-                    key,
-                    CachedConfig {
-                        etag,
-                        sha,
-                        loaded: loaded.clone(),
-                    },
-                );
-                Ok(loaded)
+                loaded.0.source = source(repo);
+                Ok(Some(CachedConfig {
+                    etag,
+                    sha,
+                    from: repo.to_string(),
+                    loaded,
+                    checked_ms: 0,
+                }))
             }
         }
+    }
+
+    /// Writes the App's check run for a SHA: nothing when the store says it already shows this;
+    /// else an update of the run the store remembers, or (when the store has none: another
+    /// replica, a lost write) the listing's find-then-create. Answers its id.
+    pub async fn write_check_run(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        run: &crate::github::types::CheckRunWrite,
+    ) -> Result<u64, JobError> {
+        let repo_s = repo.to_string();
+        let digest = run.digest();
+        let known = self
+            .store
+            .check_run(&repo_s, &run.head_sha, &run.name)
+            .await
+            .map_err(store_err)?;
+        let id = match known {
+            Some((id, d)) if d == digest => return Ok(id),
+            Some((id, _)) => match self.github.update_check_run(inst, repo, id, run).await {
+                Ok(()) => id,
+                Err(GitHubError::NotFound { .. }) => self
+                    .github
+                    .upsert_check_run(inst, repo, run)
+                    .await
+                    .map_err(gh)?,
+                Err(e) => return Err(gh(e)),
+            },
+            None => self
+                .github
+                .upsert_check_run(inst, repo, run)
+                .await
+                .map_err(gh)?,
+        };
+        if id != 0 {
+            self.store
+                .set_check_run(&repo_s, &run.head_sha, &run.name, id, &digest)
+                .await
+                .map_err(store_err)?;
+        }
+        Ok(id)
     }
 
     /// Reads a file from the default branch.

@@ -10,6 +10,7 @@ mod failures;
 mod history;
 mod pull_request;
 mod rerun;
+mod tickets;
 mod verify;
 mod workflow_run;
 
@@ -91,6 +92,12 @@ impl Dispatcher {
             }
             Task::CatchUp => catch_up::run(svc).await,
             Task::RerunTimeout { session } => rerun::on_timeout(svc, session).await,
+            Task::QuarantineTicket {
+                installation,
+                repo,
+                test,
+                session,
+            } => tickets::file(svc, *installation, repo, test, session).await,
             Task::HistorySchedule => history::schedule(svc).await,
             Task::HistoryPublish {
                 installation,
@@ -130,7 +137,21 @@ impl Dispatcher {
                         .await
                         .map_err(context::store_err)?;
                 }
-                pull_request::evaluate(svc, inst, &repo, number).await
+                // The payload's PR stands in for a read unless a newer delivery of this PR was
+                // handled already (deliveries arrive out of order): then it is read live.
+                let given = match (
+                    crate::github::pull_from_payload(&d.payload),
+                    events::rfc3339_ms(ev.pull_request.updated_at.as_deref()),
+                ) {
+                    (Some(pr), Some(at)) if pr.number == number => svc
+                        .store
+                        .fresh_payload(&repo.to_string(), number, at)
+                        .await
+                        .map_err(context::store_err)?
+                        .then_some(pr),
+                    _ => None,
+                };
+                pull_request::evaluate_with(svc, inst, &repo, number, given).await
             }
             Event::CheckRun(ev) => {
                 let (repo, inst) = target(&ev.repository, ev.installation.as_ref())?;

@@ -51,6 +51,7 @@ impl Gate {
             verify_mode: self.config.verify.mode,
             verify_timeout_minutes: self.config.verify.timeout_minutes,
             workflow: &self.config.rerun.workflow,
+            config_source: &self.config.source,
         }
     }
 
@@ -66,10 +67,24 @@ pub async fn assess(
     repo: &RepoName,
     number: u64,
 ) -> Result<Option<Gate>, JobError> {
-    let pr = match svc.github.pull_request(inst, repo, number).await {
-        Ok(pr) => pr,
-        Err(GitHubError::NotFound { .. }) => return Ok(None),
-        Err(e) => return Err(gh(e)),
+    assess_with(svc, inst, repo, number, None).await
+}
+
+/// [`assess`], with the PR a fresh webhook payload carries standing in for reading it.
+pub async fn assess_with(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    number: u64,
+    given: Option<PullRequest>,
+) -> Result<Option<Gate>, JobError> {
+    let pr = match given {
+        Some(pr) => pr,
+        None => match svc.github.pull_request(inst, repo, number).await {
+            Ok(pr) => pr,
+            Err(GitHubError::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(gh(e)),
+        },
     };
     let (config, config_error) = svc.repo_config(inst, repo).await?;
     let files = svc
@@ -174,14 +189,25 @@ impl Gate {
     }
 }
 
-/// Evaluates a PR and writes its label and check run.
+/// Evaluates a PR (read live) and writes its label and check run.
 pub async fn evaluate(
     svc: &Services,
     inst: i64,
     repo: &RepoName,
     number: u64,
 ) -> Result<(), JobError> {
-    let Some(mut gate) = assess(svc, inst, repo, number).await? else {
+    evaluate_with(svc, inst, repo, number, None).await
+}
+
+/// [`evaluate`], with the PR of a fresh webhook payload (`None`: read it live).
+pub async fn evaluate_with(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    number: u64,
+    given: Option<PullRequest>,
+) -> Result<(), JobError> {
+    let Some(mut gate) = assess_with(svc, inst, repo, number, given).await? else {
         tracing::info!(pr = number, "pull request not found; nothing to evaluate");
         return Ok(());
     };
@@ -236,10 +262,7 @@ pub async fn write(
         text.title,
         text.summary,
     );
-    svc.github
-        .upsert_check_run(inst, repo, &run)
-        .await
-        .map_err(gh)?;
+    svc.write_check_run(inst, repo, &run).await?;
     tracing::info!(pr = number, head_sha = %gate.pr.head_sha, conclusion = decision.conclusion.as_str(), basis = ?decision.basis, "gate evaluated");
     Ok(())
 }

@@ -294,45 +294,13 @@ async fn refresh(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
             .map_err(store_err);
     }
     let repo = repo_of(row)?;
-    let trigger = match row.trigger_kind.as_str() {
-        "command" => Trigger::Command(&row.trigger_detail),
-        _ => Trigger::Auto(Standing::named(&row.trigger_detail)),
-    };
-    let side_view = |which: Side| {
-        let s = row.sides.iter().find(|s| s.side == which.as_str());
-        SideView {
-            sha: s.map(|s| s.sha.as_str()).unwrap_or(""),
-            state: match s {
-                Some(s) if s.count.is_some() => {
-                    let (failures, runs) = s.count.unwrap_or_default();
-                    SideState::Done {
-                        count: Count { failures, runs },
-                        run_url: s.run_url.as_deref(),
-                        seeds: &s.seeds,
-                    }
-                }
-                Some(s) if s.dispatch_error.is_some() => {
-                    SideState::NotStarted(s.dispatch_error.as_deref().unwrap_or(""))
-                }
-                _ => SideState::Running,
-            },
-        }
-    };
-    let timed_out_after = (row.state == "timed_out").then(|| row.timeout_minutes());
-    let view = SessionView {
-        session: &row.id,
-        test: &row.test,
-        runs: row.runs,
-        workflow: &row.workflow,
-        trigger,
-        branch: side_view(Side::Branch),
-        base: side_view(Side::Base),
-        history: row.history.map(|(f, n)| Count {
-            failures: u32::try_from(f).unwrap_or(u32::MAX),
-            runs: u32::try_from(n).unwrap_or(u32::MAX),
-        }),
-        timed_out_after,
-    };
+    let ticket_issue = svc
+        .store
+        .ticket_issue(&row.repository, &row.test)
+        .await
+        .map_err(store_err)?;
+    let mut view = session_view(row);
+    view.ticket_issue = ticket_issue;
     let body = render(&view);
     match row.comment_id {
         Some(id) => svc
@@ -362,6 +330,49 @@ async fn refresh(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
     Ok(())
 }
 
+/// What a rerun session's comment (and its ticket) shows.
+pub fn session_view(row: &SessionRow) -> SessionView<'_> {
+    let trigger = match row.trigger_kind.as_str() {
+        "command" => Trigger::Command(&row.trigger_detail),
+        _ => Trigger::Auto(Standing::named(&row.trigger_detail)),
+    };
+    let side_view = |which: Side| {
+        let s = row.sides.iter().find(|s| s.side == which.as_str());
+        SideView {
+            sha: s.map(|s| s.sha.as_str()).unwrap_or(""),
+            state: match s {
+                Some(s) if s.count.is_some() => {
+                    let (failures, runs) = s.count.unwrap_or_default();
+                    SideState::Done {
+                        count: Count { failures, runs },
+                        run_url: s.run_url.as_deref(),
+                        seeds: &s.seeds,
+                    }
+                }
+                Some(s) if s.dispatch_error.is_some() => {
+                    SideState::NotStarted(s.dispatch_error.as_deref().unwrap_or(""))
+                }
+                _ => SideState::Running,
+            },
+        }
+    };
+    SessionView {
+        session: &row.id,
+        test: &row.test,
+        runs: row.runs,
+        workflow: &row.workflow,
+        trigger,
+        branch: side_view(Side::Branch),
+        base: side_view(Side::Base),
+        history: row.history.map(|(f, n)| Count {
+            failures: u32::try_from(f).unwrap_or(u32::MAX),
+            runs: u32::try_from(n).unwrap_or(u32::MAX),
+        }),
+        timed_out_after: (row.state == "timed_out").then(|| row.timeout_minutes()),
+        ticket_issue: None,
+    }
+}
+
 /// One side's run completed: count the test's results, update the comment, finish the session
 /// when both are in.
 pub async fn on_side_completed(
@@ -388,8 +399,18 @@ pub async fn on_side_completed(
         );
         return Ok(());
     }
-    let known = row.sides.iter().find(|s| s.side == side.as_str());
-    if known.is_none_or(|s| s.count.is_some()) {
+    let Some(known) = row.sides.iter().find(|s| s.side == side.as_str()) else {
+        return Ok(());
+    };
+    if known.count.is_some() {
+        // Recorded before. A job that stopped between recording the side and finishing the
+        // session finishes it now; otherwise there is nothing new.
+        if row.state == "running" && row.sides.iter().all(|s| s.count.is_some()) {
+            let (config, _) = svc.repo_config(inst, repo).await?;
+            let mut row = row;
+            finish(svc, &config, inst, &mut row).await?;
+            return refresh(svc, &row).await;
+        }
         return Ok(());
     }
     if row.state == "timed_out" {
@@ -435,11 +456,7 @@ pub async fn on_side_completed(
         .map_err(store_err)?
         .unwrap_or(row);
     if row.sides.iter().all(|s| s.count.is_some()) {
-        svc.store
-            .set_session_state(session, "finished")
-            .await
-            .map_err(store_err)?;
-        row.state = "finished".into();
+        finish(svc, &config, inst, &mut row).await?;
     }
     tracing::info!(
         session,
@@ -449,6 +466,43 @@ pub async fn on_side_completed(
         "rerun side completed"
     );
     refresh(svc, &row).await
+}
+
+/// Both sides are in: the session is finished, and a `not this change` rerun under
+/// `rerun.tickets: issue` queues its quarantine ticket (unique per session: a retry queues it
+/// once).
+async fn finish(
+    svc: &Services,
+    config: &RepoConfig,
+    inst: i64,
+    row: &mut SessionRow,
+) -> Result<(), JobError> {
+    svc.store
+        .set_session_state(&row.id, "finished")
+        .await
+        .map_err(store_err)?;
+    row.state = "finished".into();
+    let not_this_change = crate::core::rerun::comment::outcome(&session_view(row))
+        .is_some_and(|a| a.verdict == crate::core::rerun::verdict::Verdict::NotThisChange);
+    if row.verify.is_none()
+        && not_this_change
+        && config.rerun.tickets == crate::core::config::Tickets::Issue
+    {
+        svc.queue
+            .submit(
+                &Task::QuarantineTicket {
+                    installation: inst,
+                    repo: row.repository.clone(),
+                    test: row.test.clone(),
+                    session: row.id.clone(),
+                },
+                Some(format!("quarantine-ticket:{}", row.id)),
+                Duration::ZERO,
+            )
+            .await
+            .map_err(store_err)?;
+    }
+    Ok(())
 }
 
 /// A session's time is up: if its runs have not both completed, its comment says so.

@@ -20,6 +20,14 @@ pub enum Task {
     CatchUp,
     /// A rerun session's time is up (queued when it starts, to run at its timeout).
     RerunTimeout { session: String },
+    /// File (or update) the quarantine issue of a `not this change` session's test. One test's
+    /// tickets share a serial key: two sessions finishing at once never both open an issue.
+    QuarantineTicket {
+        installation: i64,
+        repo: String,
+        test: String,
+        session: String,
+    },
     /// Find the repositories whose `history.schedule` came due and queue their publish.
     HistorySchedule,
     /// Recompute and propose one repository's reliability file, for the schedule slot `due_ms`.
@@ -37,6 +45,7 @@ impl Task {
             Task::EvaluatePr { .. } => "evaluate_pr",
             Task::CatchUp => "catch_up",
             Task::RerunTimeout { .. } => "rerun_timeout",
+            Task::QuarantineTicket { .. } => "quarantine_ticket",
             Task::HistorySchedule => "history_schedule",
             Task::HistoryPublish { .. } => "history_publish",
         }
@@ -48,6 +57,9 @@ impl Task {
             Task::EvaluatePr { repo, number, .. } => pr_serial_key(repo, *number),
             Task::CatchUp => "catch-up".into(),
             Task::RerunTimeout { session } => crate::core::rerun::serial_key(session),
+            Task::QuarantineTicket { repo, test, .. } => {
+                crate::core::rerun::tickets::serial_key(repo, test)
+            }
             Task::HistorySchedule => "history-schedule".into(),
             Task::HistoryPublish { repo, .. } => history_serial_key(repo),
         }
@@ -68,6 +80,12 @@ mod tests {
             },
             Task::CatchUp,
             Task::RerunTimeout {
+                session: "rr-1".into(),
+            },
+            Task::QuarantineTicket {
+                installation: 7,
+                repo: "o/r".into(),
+                test: "p::T".into(),
                 session: "rr-1".into(),
             },
             Task::HistorySchedule,

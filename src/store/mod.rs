@@ -39,6 +39,7 @@ macro_rules! deliveries_insert {
     }};
 }
 
+mod economy;
 mod history;
 mod jobs;
 mod payload;
@@ -46,6 +47,7 @@ mod postgres;
 mod records;
 mod rerun;
 mod sqlite;
+mod tickets;
 mod types;
 
 pub use history::{NewRun, Recorded, TokenRow};

@@ -18,8 +18,17 @@ fn comment(id: u64, user: &str, kind: &str, body: &str, number: u64) -> String {
 }
 
 async fn setup() -> (Db, FakeGitHub, TestApp) {
+    setup_with(None).await
+}
+
+/// With this `.github/repro-gate.yml` on the default branch from the start (a config read is
+/// trusted for a minute, so a test that changed it later would see it only then).
+async fn setup_with(config: Option<&str>) -> (Db, FakeGitHub, TestApp) {
     let db = Db::sqlite();
     let fake = world().await;
+    if let Some(c) = config {
+        fake.put_file(REPO, "main", ".github/repro-gate.yml", c);
+    }
     add_racy_pr(&fake, 1, "sha-1");
     fake.with(|w| {
         w.permissions
@@ -199,13 +208,7 @@ async fn not_concurrency_removes_the_label_and_survives_pushes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_team_listed_as_maintainers_may_override() {
-    let (_db, fake, mut app) = setup().await;
-    fake.put_file(
-        REPO,
-        "main",
-        ".github/repro-gate.yml",
-        "maintainers: [acme/platform]\n",
-    );
+    let (_db, fake, mut app) = setup_with(Some("maintainers: [acme/platform]\n")).await;
     deliver_done(
         &mut app,
         "issue_comment",

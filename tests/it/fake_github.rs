@@ -94,6 +94,8 @@ pub struct World {
     pub installations: Vec<i64>,
     /// installation → repositories
     pub installation_repos: HashMap<i64, Vec<String>>,
+    /// Issues (not PRs) the App opened: (repo, number, issue JSON).
+    pub issues: Vec<(String, u64, Value)>,
     next_id: u64,
     pub token_lifetime_secs: i64,
     pub actions: crate::fake_actions::ActionsWorld,
@@ -695,6 +697,57 @@ async fn handle_request(s: FakeState, req: Request) -> Response {
                             201,
                             json!({"name": name, "color": body["color"], "description": body["description"]}),
                         )
+                    }
+                }
+                (Method::POST, ["issues"]) => {
+                    w.next_id += 1;
+                    let n = 10_000 + w.next_id;
+                    let issue = json!({
+                        "number": n, "title": body["title"], "body": body["body"], "state": "open",
+                        "labels": body["labels"].as_array().cloned().unwrap_or_default()
+                            .into_iter().map(|l| json!({"name": l})).collect::<Vec<_>>(),
+                        "performed_via_github_app": {"id": APP_ID},
+                    });
+                    w.issues.push((repo.clone(), n, issue.clone()));
+                    answer(201, issue)
+                }
+                (Method::GET, ["issues"]) => {
+                    let label = param(&query, "labels").unwrap_or_default();
+                    let list: Vec<Value> = w
+                        .issues
+                        .iter()
+                        .filter(|(r, _, i)| {
+                            *r == repo
+                                && i["state"] == "open"
+                                && (label.is_empty()
+                                    || i["labels"].as_array().is_some_and(|ls| {
+                                        ls.iter().any(|l| l["name"] == label.as_str())
+                                    }))
+                        })
+                        .map(|(_, _, i)| i.clone())
+                        .collect();
+                    answer(200, json!(list))
+                }
+                (Method::GET, ["issues", n]) if n.parse::<u64>().is_ok_and(|n| n > 10_000) => {
+                    let n: u64 = n.parse().unwrap_or(0);
+                    match w.issues.iter().find(|(r, k, _)| *r == repo && *k == n) {
+                        Some((_, _, i)) => answer(200, i.clone()),
+                        None => not_found(),
+                    }
+                }
+                (Method::PATCH, ["issues", n]) if n.parse::<u64>().is_ok_and(|n| n > 10_000) => {
+                    let n: u64 = n.parse().unwrap_or(0);
+                    match w.issues.iter_mut().find(|(r, k, _)| *r == repo && *k == n) {
+                        Some((_, _, i)) => {
+                            if let (Some(obj), Some(patch)) = (i.as_object_mut(), body.as_object())
+                            {
+                                for (k, v) in patch {
+                                    obj.insert(k.clone(), v.clone());
+                                }
+                            }
+                            answer(200, i.clone())
+                        }
+                        None => not_found(),
                     }
                 }
                 (Method::POST, ["issues", n, "labels"]) => {

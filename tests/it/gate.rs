@@ -232,7 +232,13 @@ async fn config_comes_from_the_default_branch_and_errors_are_shown() {
         "",
         vec![("sched/queue.go", Some(PLAIN_PATCH))],
     );
-    let mut app = app(&db, &fake).await;
+    let clock = repro_gate::clock::ManualClock::new(chrono::Utc::now().timestamp_millis());
+    let mut app = Spawn::new(&db)
+        .workers(2)
+        .github(&fake)
+        .clock(std::sync::Arc::new(clock.clone()))
+        .start()
+        .await;
     deliver_done(
         &mut app,
         "pull_request",
@@ -249,6 +255,8 @@ async fn config_comes_from_the_default_branch_and_errors_are_shown() {
         ".github/repro-gate.yml",
         "label: x\nlabels: y\n",
     );
+    // A config read is trusted for a minute (§6); the change applies after it.
+    clock.advance_ms(61_000);
     fake.add_pr(
         REPO,
         5,

@@ -21,6 +21,7 @@ both_backends!(
     a_session_whose_runs_never_finish_says_so_at_its_timeout,
     a_failing_unlisted_test_starts_one_session_per_test_and_head,
     without_the_workflow_a_command_says_how_to_install_it_and_auto_stays_quiet,
+    two_sessions_of_one_test_finishing_together_open_one_quarantine_issue,
 );
 
 const TEST: &str = "services/billing/integration::TestInvoiceRetryIdempotent";
@@ -372,5 +373,123 @@ async fn without_the_workflow_a_command_says_how_to_install_it_and_auto_stays_qu
         .unwrap()
         .to_string();
     assert!(reply.contains("deploy/repro-gate-rerun.yml"), "{reply}");
+    app.stop().await;
+}
+
+async fn two_sessions_of_one_test_finishing_together_open_one_quarantine_issue(db: Db) {
+    let fake = rerun_world("[]").await;
+    fake.put_file(
+        REPO,
+        "main",
+        ".github/repro-gate.yml",
+        "rerun:\n  workflow: repro-gate-rerun.yml\n  auto: []\n  tickets: issue\n",
+    );
+    fake.add_pr(
+        REPO,
+        2,
+        "head-sha-2",
+        "Docs only.",
+        vec![("docs/b.md", None)],
+    );
+    fake.with(|w| {
+        w.actions.merge_bases.insert(
+            (REPO.into(), "head-sha-2".into()),
+            "merge-base-sha-2".into(),
+        );
+    });
+    let mut app = Spawn::new(&db).workers(4).github(&fake).start().await;
+    let cmd = format!("/repro rerun {TEST}");
+    let on_pr = |pr: u64, id: u64| {
+        comment_event(id, "alice", &cmd).replace("\"number\":1", &format!("\"number\":{pr}"))
+    };
+    deliver_done(&mut app, "issue_comment", "c-pr1", &on_pr(1, 41)).await;
+    deliver_done(&mut app, "issue_comment", "c-pr2", &on_pr(2, 42)).await;
+    let ds = dispatches(&fake);
+    assert_eq!(ds.len(), 4, "{ds:?}");
+    let session_of = |sha: &str| {
+        ds.iter()
+            .find(|d| d["inputs"]["sha"] == sha)
+            .map(|d| d["inputs"]["session"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    let (s1, s2) = (session_of("head-sha-1"), session_of("head-sha-2"));
+    complete(&mut app, &fake, 861, &s1, "branch", 3).await;
+    complete(&mut app, &fake, 862, &s2, "branch", 4).await;
+    // The last side of each session arrives at once: two ticket jobs for one test.
+    for (run, session) in [(863, &s1), (864, &s2)] {
+        let mut xml = String::from("<testsuites><testsuite name=\"s\">");
+        for i in 0..20 {
+            xml.push_str("<testcase classname=\"services/billing/integration\" name=\"TestInvoiceRetryIdempotent\">");
+            if i < 3 {
+                xml.push_str("<failure message=\"x\"/>");
+            }
+            xml.push_str("</testcase>");
+        }
+        xml.push_str("</testsuite></testsuites>");
+        fake.with(|w| {
+            w.actions.runs.insert(
+                run,
+                FakeRun {
+                    artifacts: vec![(
+                        run + 10_000,
+                        "repro-gate-rerun-junit".into(),
+                        zip_of(&[("report.xml", &xml)]),
+                    )],
+                    jobs: vec![],
+                },
+            )
+        });
+        let ev = json!({
+            "action": "completed",
+            "workflow_run": {"id": run, "run_attempt": 1, "head_sha": "main-sha", "head_branch": "main",
+                "event": "workflow_dispatch", "conclusion": "success",
+                "display_title": format!("repro-gate rerun {session} base"),
+                "html_url": format!("https://github.com/{REPO}/actions/runs/{run}")},
+            "repository": {"full_name": REPO, "default_branch": "main"},
+            "installation": {"id": 7}
+        });
+        let a = app
+            .deliver("workflow_run", &format!("run-{run}"), &ev.to_string())
+            .await;
+        assert_eq!(a.json["status"], "queued");
+    }
+    for _ in 0..2 {
+        app.wait_for(|e| e.work == "quarantine_ticket" && e.kind == QueueEventKind::Done)
+            .await;
+    }
+    let issues = fake.with(|w| w.issues.clone());
+    assert_eq!(issues.len(), 1, "one issue per test: {issues:?}");
+    let issue = &issues[0].2;
+    assert_eq!(issue["title"], format!("Quarantine: {TEST}"));
+    assert_eq!(issue["labels"][0]["name"], "flaky-test");
+    let body = issue["body"].as_str().unwrap();
+    assert!(
+        body.contains(&format!("<!-- repro-gate:quarantine:{TEST} -->")),
+        "{body}"
+    );
+    assert!(body.contains("3/20"), "{body}");
+    let creates = fake
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with(&format!("/repos/{REPO}/issues")))
+        .count();
+    assert_eq!(creates, 1);
+    // Each session's comment links the issue.
+    let n = issues[0].1;
+    for (pr, s) in [(1, &s1), (2, &s2)] {
+        let marker = format!("<!-- repro-gate:rerun:{s} -->");
+        let c: Vec<Value> = fake
+            .comments_on(REPO, pr)
+            .into_iter()
+            .filter(|c| c["body"].as_str().is_some_and(|b| b.contains(&marker)))
+            .collect();
+        assert!(
+            c[0]["body"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("filed as #{n}")),
+            "{c:?}"
+        );
+    }
     app.stop().await;
 }

@@ -54,6 +54,8 @@ pub struct SessionView<'a> {
     pub history: Option<Count>,
     /// The session ran out of time after this many minutes.
     pub timed_out_after: Option<u32>,
+    /// The quarantine issue filed for the test (`rerun.tickets: issue`).
+    pub ticket_issue: Option<u64>,
 }
 
 fn short(sha: &str) -> &str {
@@ -255,7 +257,14 @@ pub fn render(v: &SessionView<'_>) -> String {
     );
     let _ = writeln!(s, "{}", sentence(&a, branch, base, v.history));
     if a.verdict == Verdict::NotThisChange {
-        let _ = writeln!(s, "\nQuarantine ticket, ready to file:\n");
+        match v.ticket_issue {
+            Some(n) => {
+                let _ = writeln!(s, "\nQuarantine ticket, filed as #{n}:\n");
+            }
+            None => {
+                let _ = writeln!(s, "\nQuarantine ticket, ready to file:\n");
+            }
+        }
         let _ = writeln!(s, "{}", fenced("text", &ticket(v, &a, branch, base)));
     }
     s
@@ -384,6 +393,7 @@ mod tests {
             },
             history,
             timed_out_after: None,
+            ticket_issue: None,
         }
     }
 

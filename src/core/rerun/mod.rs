@@ -3,6 +3,7 @@
 
 pub mod comment;
 pub mod stats;
+pub mod tickets;
 pub mod verdict;
 
 use serde::{Deserialize, Serialize};
