@@ -10,7 +10,6 @@ use crate::store::AuditRow;
 use super::JobError;
 use super::context::{Services, gh, store_err};
 use super::events::{Action, IssueCommentEvent};
-use super::pull_request::evaluate;
 
 pub async fn on_comment(
     svc: &Services,
@@ -172,7 +171,13 @@ pub async fn on_comment(
             .await
             .map_err(store_err)?;
         if !matches!(cmd, Command::Help | Command::Rerun { .. }) {
-            evaluate(svc, inst, repo, number).await?;
+            // The PR read for this comment stands in for a second read (waivers are in the
+            // store; a label this command removed is gone from it too).
+            let mut now_pr = pr.clone();
+            if matches!(cmd, Command::NotConcurrency { .. }) {
+                now_pr.labels.retain(|l| l != &config.label);
+            }
+            super::pull_request::evaluate_with(svc, inst, repo, number, Some(now_pr)).await?;
         }
         if !reacted {
             svc.github

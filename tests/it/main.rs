@@ -4,6 +4,7 @@
 mod commands;
 mod common;
 mod deploy_files;
+mod economy;
 mod fake_actions;
 mod fake_github;
 mod fixtures_real;
