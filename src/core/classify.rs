@@ -12,7 +12,7 @@ use aho_corasick::AhoCorasick;
 use regex::bytes::Regex;
 use serde::Serialize;
 
-use super::config::{PathMatcher, RepoConfig};
+use super::config::{PathMatcher, RepoConfig, TestChanges};
 use super::diff::{FileChange, LineKind, patch_lines};
 use super::lang::{self, Lang, LexState, resync, strip_line};
 use super::rules::{PATH_WORDS, RULES};
@@ -61,6 +61,7 @@ fn engine() -> &'static HashMap<Lang, LangRules> {
             Lang::Rust,
             Lang::Java,
             Lang::Kotlin,
+            Lang::Swift,
             Lang::C,
             Lang::Cpp,
             Lang::CSharp,
@@ -120,7 +121,9 @@ pub enum Treatment {
     IgnoredByConfig,
     /// Lock files, vendored, generated code, documentation.
     NeverCounts,
-    /// A test file in a change that touches only test files (`test_changes_count: false`).
+    /// A test file in a change that touches only test files, which does not change the
+    /// synchronization of existing test code (`test_changes_count: sync`), or any test file
+    /// of such a change (`false`).
     TestOnlyChange,
     UnknownLanguage,
 }
@@ -133,7 +136,7 @@ impl Treatment {
             Treatment::IgnoredByConfig => "ignored by the config (`ignore`)",
             Treatment::NeverCounts => "a lock file, vendored or generated code, or documentation",
             Treatment::TestOnlyChange => {
-                "a test file, and the change touches only test files (`test_changes_count: false`)"
+                "a test file, and the change touches only test files without changing the synchronization of the tests already there (`test_changes_count`)"
             }
             Treatment::UnknownLanguage => "not a source language the rules read",
         }
@@ -162,7 +165,7 @@ pub fn explain_files(files: &[FileChange], config: &RepoConfig) -> Vec<FileNote>
                 let (counted, reasons) = classify_file(f, tests_count, &c.ignore, &c.always);
                 if counted {
                     Treatment::Counted(reasons)
-                } else if lang::is_test_file(path) && !tests_count {
+                } else if lang::is_test_file(path) && tests_count != Tests::Count {
                     Treatment::TestOnlyChange
                 } else if Lang::from_path(path).is_none() {
                     Treatment::UnknownLanguage
@@ -194,18 +197,24 @@ impl<'c> Classifier<'c> {
         }
     }
 
-    /// `test_changes_count: false`: changes ONLY in test files do not trigger the gate. When
-    /// the PR also changes code, its tests are part of the change and count like the rest (a
-    /// fix with its concurrent test is a concurrency PR).
-    fn tests_count(&self, files: &[FileChange]) -> bool {
-        self.config.test_changes_count
-            || files.iter().any(|f| {
-                let p = f.path.as_str();
-                !lang::is_test_file(p)
-                    && !self.ignore.is_match(p)
-                    && !never_counts(p)
-                    && Lang::from_path(p).is_some()
-            })
+    /// How a PR's test files count. When the PR also changes code, its tests are part of the
+    /// change and count like the rest (a fix with its concurrent test is a concurrency PR).
+    /// When it changes ONLY test files: `true` counts them, `false` never, and `sync` (the
+    /// default) counts what changes the synchronization of test code already there.
+    fn tests_count(&self, files: &[FileChange]) -> Tests {
+        let code_too = files.iter().any(|f| {
+            let p = f.path.as_str();
+            !lang::is_test_file(p)
+                && !self.ignore.is_match(p)
+                && !never_counts(p)
+                && Lang::from_path(p).is_some()
+        });
+        match self.config.test_changes_count {
+            _ if code_too => Tests::Count,
+            TestChanges::True => Tests::Count,
+            TestChanges::Sync => Tests::SyncOnly,
+            TestChanges::False => Tests::Skip,
+        }
     }
 
     pub fn classify(&self, files: &[FileChange]) -> Classification {
@@ -228,6 +237,16 @@ impl<'c> Classifier<'c> {
     }
 }
 
+/// How the test files of a change count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tests {
+    /// Like any other code.
+    Count,
+    /// Only what changes the synchronization of existing test code.
+    SyncOnly,
+    Skip,
+}
+
 /// Files that are never considered, whatever the config says.
 pub fn never_counts(path: &str) -> bool {
     lang::is_lock_file(path)
@@ -238,7 +257,7 @@ pub fn never_counts(path: &str) -> bool {
 
 fn classify_file(
     file: &FileChange,
-    tests_count: bool,
+    tests_count: Tests,
     ignore: &PathMatcher,
     always: &PathMatcher,
 ) -> (bool, Vec<Reason>) {
@@ -255,7 +274,8 @@ fn classify_file(
             text: "matches a `paths` glob in .github/repro-gate.yml".into(),
         });
     }
-    if lang::is_test_file(path) && !tests_count {
+    let sync_only = lang::is_test_file(path) && tests_count == Tests::SyncOnly;
+    if lang::is_test_file(path) && tests_count == Tests::Skip {
         let counted = !reasons.is_empty();
         return (counted, reasons);
     }
@@ -264,6 +284,10 @@ fn classify_file(
         return (counted, reasons);
     };
     match file.patch.as_deref() {
+        None if sync_only => {
+            let counted = !reasons.is_empty();
+            (counted, reasons)
+        }
         None => {
             if let Some(word) = concurrency_path_word(path) {
                 reasons.push(Reason {
@@ -289,7 +313,7 @@ fn classify_file(
             if lang::patch_says_generated(patch) {
                 return (false, Vec::new());
             }
-            scan_patch(path, language, patch, &mut reasons);
+            scan_patch(path, language, patch, sync_only, &mut reasons);
             let counted = reasons.iter().any(|r| r.rule != RULE_NO_PATCH);
             (counted, reasons)
         }
@@ -303,7 +327,17 @@ fn concurrency_path_word(path: &str) -> Option<&'static str> {
         .find_map(|w| PATH_WORDS.iter().find(|p| **p == w).copied())
 }
 
-fn scan_patch(path: &str, language: Lang, patch: &str, reasons: &mut Vec<Reason>) {
+/// A rule's match on one line of a patch.
+struct Hit {
+    /// The line's index in the patch.
+    at: usize,
+    kind: LineKind,
+    rule: &'static str,
+    line: Option<u32>,
+    text: String,
+}
+
+fn scan_patch(path: &str, language: Lang, patch: &str, sync_only: bool, reasons: &mut Vec<Reason>) {
     let Some(rules) = engine().get(&language) else {
         return;
     };
@@ -312,10 +346,20 @@ fn scan_patch(path: &str, language: Lang, patch: &str, reasons: &mut Vec<Reason>
     let mut code = Vec::with_capacity(256);
     let mut candidates: Vec<usize> = Vec::new();
     let start = reasons.len();
-    for line in patch_lines(patch) {
+    // With `sync_only`, every line's kind and hunk, and the matches on context lines too.
+    let mut kinds: Vec<(LineKind, usize)> = Vec::new();
+    let mut shapes: Vec<Shape> = Vec::new();
+    let mut hits: Vec<Hit> = Vec::new();
+    let mut hunk = 0usize;
+    for (at, line) in patch_lines(patch).enumerate() {
         if line.hunk_start {
             new_state = LexState::Code;
             old_state = LexState::Code;
+            hunk += 1;
+        }
+        if sync_only {
+            kinds.push((line.kind, hunk));
+            shapes.push(Shape::of(line.text));
         }
         new_state = resync(language, line.text, new_state);
         old_state = resync(language, line.text, old_state);
@@ -329,7 +373,9 @@ fn scan_patch(path: &str, language: Lang, patch: &str, reasons: &mut Vec<Reason>
                 } else {
                     strip_line(language, line.text, old_state, &mut code)
                 };
-                continue;
+                if !sync_only {
+                    continue;
+                }
             }
             LineKind::Added => new_state = strip_line(language, line.text, new_state, &mut code),
             LineKind::Removed => old_state = strip_line(language, line.text, old_state, &mut code),
@@ -353,6 +399,17 @@ fn scan_patch(path: &str, language: Lang, patch: &str, reasons: &mut Vec<Reason>
         for &idx in &candidates {
             let (name, re, unless) = &rules.rules[idx];
             if re.is_match(subject) && !unless.as_ref().is_some_and(|u| u.is_match(subject)) {
+                if sync_only {
+                    hits.push(Hit {
+                        at,
+                        kind: line.kind,
+                        rule: name,
+                        line: line.line,
+                        text: clip(line.text.trim()),
+                    });
+                    // One hit per line is enough to place it.
+                    break;
+                }
                 reasons.push(Reason {
                     file: path.to_string(),
                     line: line.line,
@@ -365,6 +422,166 @@ fn scan_patch(path: &str, language: Lang, patch: &str, reasons: &mut Vec<Reason>
             }
         }
     }
+    if sync_only {
+        for h in changed_synchronization(&kinds, &shapes, &hits) {
+            reasons.push(Reason {
+                file: path.to_string(),
+                line: h.line,
+                rule: h.rule.to_string(),
+                text: h.text.clone(),
+            });
+            if reasons.len() - start >= MAX_REASONS_PER_FILE {
+                return;
+            }
+        }
+    }
+}
+
+/// What the sync rule needs of a line's layout.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    indent: usize,
+    blank: bool,
+    /// Only closes a block (`}`, `});`, `end`, `)`).
+    closing: bool,
+}
+
+impl Shape {
+    fn of(text: &str) -> Shape {
+        let t = text.trim();
+        Shape {
+            indent: text.len() - text.trim_start().len(),
+            blank: t.is_empty(),
+            closing: !t.is_empty()
+                && (t == "end" || t.chars().all(|c| matches!(c, '}' | ')' | ']' | ';' | ','))),
+        }
+    }
+}
+
+/// Rules that start concurrent work rather than order it: a spawn added inside an existing
+/// test adds concurrency, it does not synchronize what was there.
+const SPAWNS: &[&str] = &[
+    "go.goroutine",
+    "rust.thread-spawn",
+    "rust.async-spawn",
+    "cpp.thread",
+    "java.executor",
+    "js.worker",
+    "csharp.task",
+];
+
+/// An insertion of at most this many lines into an existing body is an edit of that code; a
+/// longer block is new code (a new test).
+const SMALL_INSERTION: usize = 6;
+
+/// Lines of context within which a concurrency token marks the code an added line
+/// synchronizes as code that was already concurrent.
+const SYNC_NEIGHBOURHOOD: usize = 3;
+
+/// The matches of a test-only change that change the synchronization of test code already
+/// there (`test_changes_count: sync`), as opposed to tests that are only added:
+/// - a concurrency token on a removed line: existing synchronization changed or dropped;
+/// - one on an added line that replaces removed lines (`count int` → `count atomic.Int32`,
+///   a sleep → a latch): existing code made synchronized;
+/// - added tokens on both sides of existing (context) lines in one hunk: a lock, or an
+///   ordering, put around statements that were there (`mu.Lock()` … `mu.Unlock()`);
+/// - an added token next to existing code that is already concurrent: its synchronization
+///   changed;
+/// - a small insertion inside an existing body (indented at least as deep as the existing
+///   line before it, which does not close a block: `t.join()` after the existing
+///   `t.start()`): an ordering or a lock added to the code that was there.
+///
+/// A new test that spawns threads is a block of added lines with none of these (it starts a
+/// definition at its own level, after the previous one closed): not counted.
+fn changed_synchronization<'h>(
+    kinds: &[(LineKind, usize)],
+    shapes: &[Shape],
+    hits: &'h [Hit],
+) -> Vec<&'h Hit> {
+    // The run of consecutive added lines each added line belongs to: (first, last).
+    let mut run_of = vec![(0usize, 0usize); kinds.len()];
+    let mut i = 0;
+    while i < kinds.len() {
+        if kinds[i].0 != LineKind::Added {
+            i += 1;
+            continue;
+        }
+        let first = i;
+        while i + 1 < kinds.len()
+            && kinds[i + 1].0 == LineKind::Added
+            && kinds[i + 1].1 == kinds[first].1
+        {
+            i += 1;
+        }
+        for r in run_of.iter_mut().take(i + 1).skip(first) {
+            *r = (first, i);
+        }
+        i += 1;
+    }
+    let removed_next_to = |first: usize, last: usize| {
+        let hunk = kinds[first].1;
+        let before = first.checked_sub(1).map(|j| kinds[j]);
+        let after = kinds.get(last + 1).copied();
+        [before, after]
+            .into_iter()
+            .flatten()
+            .any(|(k, h)| k == LineKind::Removed && h == hunk)
+    };
+    let context_hit_near = |first: usize, last: usize| {
+        let hunk = kinds[first].1;
+        hits.iter().any(|h| {
+            h.kind == LineKind::Context
+                && kinds[h.at].1 == hunk
+                && (h.at + SYNC_NEIGHBOURHOOD >= first && h.at <= last + SYNC_NEIGHBOURHOOD)
+        })
+    };
+    // Another added run of the same hunk with a token, with only context lines between.
+    let sandwich = |first: usize, last: usize| {
+        let hunk = kinds[first].1;
+        hits.iter().any(|h| {
+            if h.kind != LineKind::Added || kinds[h.at].1 != hunk {
+                return false;
+            }
+            let (f2, l2) = run_of[h.at];
+            if f2 == first {
+                return false;
+            }
+            let (lo, hi) = if l2 < first {
+                (l2 + 1, first)
+            } else {
+                (last + 1, f2)
+            };
+            hi > lo && kinds[lo..hi].iter().all(|(k, _)| *k == LineKind::Context)
+        })
+    };
+    let inside_existing = |first: usize, last: usize| {
+        let hunk = kinds[first].1;
+        let body: Vec<&Shape> = shapes[first..=last].iter().filter(|s| !s.blank).collect();
+        let Some(min) = body.iter().map(|s| s.indent).min() else {
+            return false;
+        };
+        let before = (0..first)
+            .rev()
+            .take_while(|&j| kinds[j].1 == hunk && kinds[j].0 == LineKind::Context)
+            .find(|&j| !shapes[j].blank)
+            .map(|j| shapes[j]);
+        body.len() <= SMALL_INSERTION
+            && min > 0
+            && before.is_some_and(|b| !b.closing && b.indent <= min)
+    };
+    hits.iter()
+        .filter(|h| match h.kind {
+            LineKind::Removed => true,
+            LineKind::Context => false,
+            LineKind::Added => {
+                let (first, last) = run_of[h.at];
+                removed_next_to(first, last)
+                    || sandwich(first, last)
+                    || context_hit_near(first, last)
+                    || (!SPAWNS.contains(&h.rule) && inside_existing(first, last))
+            }
+        })
+        .collect()
 }
 
 fn is_import_line(language: Lang, code: &[u8]) -> bool {

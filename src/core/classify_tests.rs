@@ -285,18 +285,132 @@ fn lock_files_vendored_generated_and_docs_never_count() {
     assert!(!classify(&[generated], &RepoConfig::default()).concurrency);
 }
 
+/// A test file's patch: added (`+`) and removed (`-`) lines as given, the others context.
+fn test_patch(path: &str, lines: &[&str]) -> FileChange {
+    let mut patch = format!("@@ -1,{n} +1,{n} @@\n", n = lines.len());
+    for l in lines {
+        if !l.starts_with(['+', '-']) {
+            patch.push(' ');
+        }
+        patch.push_str(l);
+        patch.push('\n');
+    }
+    FileChange {
+        path: path.into(),
+        previous_path: None,
+        status: FileStatus::Modified,
+        patch: Some(patch),
+    }
+}
+
+#[test]
+fn a_test_only_change_counts_when_it_changes_existing_synchronization() {
+    let sync = |f: FileChange| classify(&[f], &RepoConfig::default()).concurrency;
+    // A plain flag of an existing test made atomic: tokens on lines that replace removed ones.
+    assert!(sync(test_patch(
+        "pool_test.go",
+        &[
+            "\tp := New(2)",
+            "-\tvar stop bool",
+            "+\tvar stop atomic.Bool",
+            "\tvar wg sync.WaitGroup"
+        ]
+    )));
+    // A lock put around existing reads: two added runs with existing lines between.
+    assert!(sync(test_patch(
+        "fake_test.go",
+        &[
+            "func (f *Fake) Get(k string) int {",
+            "+\tf.mu.Lock()",
+            "+\tdefer f.mu.Unlock()",
+            "\treturn f.m[k]",
+            "}"
+        ]
+    )));
+    assert!(sync(test_patch(
+        "fake_test.go",
+        &[
+            "func (f *Fake) Get(k string) int {",
+            "+\tf.mu.RLock()",
+            "\tv := f.m[k]",
+            "+\tf.mu.RUnlock()",
+            "\treturn v",
+            "}"
+        ]
+    )));
+    // Synchronization dropped: a token on a removed line.
+    assert!(sync(test_patch(
+        "pool_test.go",
+        &["\tx := 1", "-\tmu.Lock()", "\ty := 2"]
+    )));
+    // A join added after the existing start: a small insertion inside an existing body.
+    assert!(sync(test_patch(
+        "tests/test_print.py",
+        &[
+            "    task1.start()",
+            "    task2.start()",
+            "+    task1.join()",
+            "+    task2.join()",
+            "",
+            ""
+        ]
+    )));
+    // A whole new test that spawns goroutines only adds a test.
+    assert!(!sync(test_patch(
+        "pool_test.go",
+        &[
+            "\t}",
+            "}",
+            "+",
+            "+func TestMany(t *testing.T) {",
+            "+\tvar wg sync.WaitGroup",
+            "+\tfor i := 0; i < 8; i++ {",
+            "+\t\twg.Add(1)",
+            "+\t\tgo func() {",
+            "+\t\t\tdefer wg.Done()",
+            "+\t\t}()",
+            "+\t}",
+            "+\twg.Wait()",
+            "+}",
+        ]
+    )));
+    // Nor does a new method of a test class after the previous one closed.
+    assert!(!sync(test_patch(
+        "src/test/java/PoolTest.java",
+        &[
+            "    }",
+            "+",
+            "+    @Test",
+            "+    void concurrent() throws Exception {",
+            "+        var latch = new CountDownLatch(2);",
+            "+    }",
+            "}"
+        ]
+    )));
+}
+
 #[test]
 fn test_only_changes_count_only_when_configured() {
+    // A goroutine started inside an existing test adds concurrency; it does not change the
+    // synchronization of what was there (`sync`, the default).
     let files = [file("pool_test.go", &["\tgo func() {"], &[])];
     assert!(!classify(&files, &RepoConfig::default()).concurrency);
     // Docs beside the test do not make it more than a test-only change.
     let with_docs = [files[0].clone(), file("docs/pool.md", &["lock"], &[])];
     assert!(!classify(&with_docs, &RepoConfig::default()).concurrency);
     let config = RepoConfig {
-        test_changes_count: true,
+        test_changes_count: crate::core::config::TestChanges::True,
         ..RepoConfig::default()
     };
     assert!(classify(&files, &config).concurrency);
+    // `false`: not even a change of existing synchronization.
+    let removed_lock = [file("pool_test.go", &[], &["\tmu.Lock()"])];
+    assert!(classify(&removed_lock, &RepoConfig::default()).concurrency);
+    let never = RepoConfig {
+        test_changes_count: crate::core::config::TestChanges::False,
+        ..RepoConfig::default()
+    };
+    assert!(!classify(&removed_lock, &never).concurrency);
 }
 
 #[test]

@@ -17,7 +17,7 @@ pub struct RepoConfig {
     pub label: String,
     pub paths: Vec<String>,
     pub ignore: Vec<String>,
-    pub test_changes_count: bool,
+    pub test_changes_count: TestChanges,
     pub reliability_file: String,
     pub comment_tiers: Vec<Tier>,
     pub maintainers: Vec<String>,
@@ -99,6 +99,46 @@ pub struct RerunConfig {
     pub timeout_minutes: u32,
     /// Where a `not this change` quarantine ticket goes.
     pub tickets: Tickets,
+}
+
+/// `test_changes_count` (§6): whether a PR that changes only test files is under the gate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TestChanges {
+    /// Never.
+    False,
+    /// Always, like any other code.
+    True,
+    /// When it changes the synchronization of test code already there (a concurrency token on
+    /// a removed line, or a lock, atomic or ordering put around existing statements), not when
+    /// it only adds tests.
+    #[default]
+    Sync,
+}
+
+impl<'de> Deserialize<'de> for TestChanges {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Bool(bool),
+            Word(String),
+        }
+        match Raw::deserialize(d).map_err(|_| {
+            serde::de::Error::custom("test_changes_count must be true, false or sync")
+        })? {
+            Raw::Bool(true) => Ok(TestChanges::True),
+            Raw::Bool(false) => Ok(TestChanges::False),
+            Raw::Word(w) => match w.as_str() {
+                "sync" => Ok(TestChanges::Sync),
+                "true" => Ok(TestChanges::True),
+                "false" => Ok(TestChanges::False),
+                other => Err(serde::de::Error::custom(format!(
+                    "test_changes_count must be true, false or sync, not {other:?}"
+                ))),
+            },
+        }
+    }
 }
 
 /// `rerun.tickets`.
@@ -245,7 +285,7 @@ impl Default for RepoConfig {
             label: "concurrency".into(),
             paths: Vec::new(),
             ignore: vec!["docs/**".into()],
-            test_changes_count: false,
+            test_changes_count: TestChanges::Sync,
             reliability_file: ".ci/test-reliability.yaml".into(),
             comment_tiers: vec![Tier::Quarantined, Tier::Probation],
             maintainers: Vec::new(),
@@ -499,7 +539,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.label, "needs-repro");
-        assert!(c.test_changes_count);
+        assert_eq!(c.test_changes_count, TestChanges::True);
+        assert_eq!(
+            parse("test_changes_count: sync\n")
+                .unwrap()
+                .test_changes_count,
+            TestChanges::Sync
+        );
+        assert_eq!(
+            parse("test_changes_count: false\n")
+                .unwrap()
+                .test_changes_count,
+            TestChanges::False
+        );
+        assert_eq!(RepoConfig::default().test_changes_count, TestChanges::Sync);
         assert_eq!(c.maintainers, ["alice", "acme/platform"]);
     }
 

@@ -9,6 +9,7 @@ pub enum Lang {
     Rust,
     Java,
     Kotlin,
+    Swift,
     C,
     Cpp,
     CSharp,
@@ -25,6 +26,7 @@ impl Lang {
             "rs" => Lang::Rust,
             "java" => Lang::Java,
             "kt" | "kts" => Lang::Kotlin,
+            "swift" => Lang::Swift,
             "c" | "h" => Lang::C,
             "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "inl" | "tpp" => {
                 Lang::Cpp
@@ -224,6 +226,16 @@ pub enum LexState {
 /// string state was a misreading: lexing resumes as code. Other languages are unchanged.
 pub fn resync(lang: Lang, line: &str, state: LexState) -> LexState {
     static STATEMENT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    // A hunk that starts inside a `/** … */` block shows its continuation lines (` * text`)
+    // with no opening in sight: a line that starts with `* ` (or is `*`, or closes with `*/`)
+    // is a comment line, not code (a dereference is `*p`, with no space).
+    if lang != Lang::Python && state == LexState::Code {
+        let t = line.trim_start();
+        let rest = t.strip_prefix('*');
+        if rest.is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']) || r.starts_with('/')) {
+            return LexState::BlockComment { depth: 1 };
+        }
+    }
     if lang != Lang::Python || !matches!(state, LexState::String { triple: true, .. }) {
         return state;
     }
@@ -345,6 +357,7 @@ pub fn strip_line(lang: Lang, line: &str, mut state: LexState, out: &mut Vec<u8>
                                     | Lang::Go
                                     | Lang::Java
                                     | Lang::Kotlin
+                                    | Lang::Swift
                                     | Lang::C
                                     | Lang::Cpp
                                     | Lang::CSharp
@@ -364,7 +377,7 @@ pub fn strip_line(lang: Lang, line: &str, mut state: LexState, out: &mut Vec<u8>
                             i += 1;
                             continue;
                         }
-                        let triple = matches!(lang, Lang::Python | Lang::Kotlin)
+                        let triple = matches!(lang, Lang::Python | Lang::Kotlin | Lang::Swift)
                             && b.get(i + 1) == Some(&c)
                             && b.get(i + 2) == Some(&c);
                         let raw = c == b'`' || prefix_is_raw(lang, b, i);

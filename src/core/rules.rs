@@ -209,6 +209,49 @@ pub const RULES: &[Rule] = &[
         unless: None,
         pattern: r"\brayon::|\.(?:into_)?par_(?:iter|iter_mut|bridge|chunks|chunks_mut|sort\w*|extend)\s*\(",
     },
+    Rule {
+        // What may cross threads: `Send`/`Sync` bounds (`T: Send + Sync`, `impl Send`) and the
+        // types that make a value shareable (`SyncWrapper`, `Exclusive`, `SyncUnsafeCell`,
+        // `OnceLock`, `LazyLock`, `AtomicCell`, `ArcSwap`).
+        name: "rust.send-sync",
+        langs: &[Rust],
+        anchors: &[
+            "Send",
+            "Sync",
+            "OnceLock",
+            "LazyLock",
+            "AtomicCell",
+            "ArcSwap",
+            "Exclusive",
+        ],
+        unless: None,
+        pattern: r"\bSend\s*\+\s*Sync\b|\bSync\s*\+\s*Send\b|:\s*(?:'static\s*\+\s*)?(?:Send|Sync)\b|\bimpl\s+(?:Send|Sync)\b|\b(?:SyncWrapper|SyncUnsafeCell|Exclusive|OnceLock|LazyLock|AtomicCell|ArcSwap(?:Option)?)\b",
+    },
+    // ---------------------------------------------------------------- Swift
+    Rule {
+        // Swift's locks, atomics, dispatch primitives and structured concurrency, and
+        // `Sendable` (Swift's `Send`/`Sync`): the types and the calls that take them.
+        name: "swift.sync",
+        langs: &[Swift],
+        anchors: &[
+            "Lock",
+            "Atomic",
+            "Dispatch",
+            "Semaphore",
+            "Condition",
+            "Sendable",
+            "actor",
+            "Task",
+            "withLock",
+            "unfair_lock",
+            "Mutex",
+            "nonisolated",
+            "withTaskGroup",
+            "withThrowingTaskGroup",
+        ],
+        unless: None,
+        pattern: r"\b(?:NSLock|NSRecursiveLock|NSCondition|NSConditionLock|ConditionLock|NIOLock|NIOLockedValueBox|NIOConditionLock|OSAllocatedUnfairLock|os_unfair_lock\w*|Mutex|ManagedAtomic|UnsafeAtomic|Atomic|DispatchGroup|DispatchSemaphore|DispatchQueue|DispatchWorkItem|Sendable|TaskGroup|ThrowingTaskGroup)\b|\b(?:withLock|withLockedValue|withTaskGroup|withThrowingTaskGroup|withCheckedContinuation|withCheckedThrowingContinuation)\s*[({]|\bTask(?:\.detached)?\s*[({]|\b(?:actor|nonisolated)\s+\w|@Sendable\b|@MainActor\b",
+    },
     // ---------------------------------------------------------------- Java and Kotlin
     Rule {
         name: "java.synchronized",
@@ -343,6 +386,53 @@ pub const RULES: &[Rule] = &[
         pattern: r"\b(?:ABSL_)?(?:PT_)?GUARDED_BY\s*\(|\b(?:ABSL_)?(?:EXCLUSIVE|SHARED)_LOCKS?_REQUIRED\s*\(|\b(?:ABSL_)?LOCKS_EXCLUDED\s*\(|\b(?:ABSL_)?(?:EXCLUSIVE_|SHARED_)?(?:LOCK|TRYLOCK)_FUNCTION\s*\(|\b(?:ABSL_)?(?:ACQUIRED_BEFORE|ACQUIRED_AFTER|NO_THREAD_SAFETY_ANALYSIS)\b|\b(?:ABSL_)?(?:ACQUIRE|RELEASE|ACQUIRE_SHARED|RELEASE_SHARED|REQUIRES|REQUIRES_SHARED)\s*\(|\b(?:ABSL_)?ANNOTATE_\w+|\b(?:ABSL_)?TSAN_\w+|\b__tsan_\w+\s*\(",
     },
     Rule {
+        // A project's own lock functions are named for what they do: `dnscache_lock(d)`,
+        // `item_unlock(it)`, `shard_lock()->Release(…)`, `pthread_rwlock_wrlock`-style
+        // `*_rdlock`/`*_wrlock`. A snake_case call ending in `_lock`/`_unlock` takes or
+        // releases a lock (`clock(`, `block(` have no underscore before `lock`).
+        name: "cfam.project-lock-call",
+        langs: CFAM,
+        anchors: &["_lock", "_unlock", "_trylock", "_rdlock", "_wrlock"],
+        unless: None,
+        pattern: r"\b[A-Za-z]\w*_(?:lock|unlock|trylock|rdlock|wrlock|lock_shared|unlock_shared)\s*\(",
+    },
+    Rule {
+        // A lock's mode is part of what it excludes: a lock type's enumerators
+        // (`IntentLock::EXCLUSIVE`, `LockType::Shared`) and a lock mode named as such
+        // (`lock_mode`, `LockMode()`).
+        name: "cfam.lock-mode",
+        langs: CFAM,
+        anchors: &["Lock::", "LockType", "LockMode", "lock_mode", "LockKind"],
+        unless: None,
+        pattern: r"\b[A-Z]\w*Lock(?:Type|Mode|Kind)?::[A-Za-z_]\w*|\b(?:Lock(?:Mode|Type|Kind)|lock_mode|lock_type)\b",
+    },
+    Rule {
+        // Thread-safety annotations behind a project's prefix (`DUCKDB_REQUIRES(mu)`,
+        // `FOO_GUARDED_BY(mu)`, `BAR_EXCLUDES(mu)`): the same contract as Clang's own.
+        name: "cfam.prefixed-thread-annotation",
+        langs: CFAM,
+        anchors: &[
+            "REQUIRES",
+            "GUARDED_BY",
+            "EXCLUDES",
+            "ACQUIRE",
+            "RELEASE",
+            "LOCKS_",
+        ],
+        unless: None,
+        pattern: r"\b[A-Z][A-Z0-9]*_(?:REQUIRES|REQUIRES_SHARED|GUARDED_BY|PT_GUARDED_BY|EXCLUDES|ACQUIRE|ACQUIRE_SHARED|RELEASE|RELEASE_SHARED|LOCKS_EXCLUDED|LOCKS_REQUIRED|EXCLUSIVE_LOCKS_REQUIRED|SHARED_LOCKS_REQUIRED)\s*\(|\bEXCLUDES\s*\(",
+    },
+    Rule {
+        // A project's atomic wrappers carry the word: `atomicIncr(x, 1)`, `atomicGet(x, v)`,
+        // a `redisAtomic` qualifier, `ManagedAtomic<T>`, `AtomicCounter`. The word as a part of
+        // an identifier (camelCase or snake_case), not inside another word.
+        name: "cfam.atomic-wrapper",
+        langs: &[C, Cpp, Swift],
+        anchors: &["atomic", "Atomic"],
+        unless: None,
+        pattern: r"\batomic(?:[A-Z]\w*|_\w+)\s*\(|\b[a-z][a-z0-9]*Atomic\b|\b[A-Z]\w*Atomic\w*\b|\bAtomic[A-Z]\w*\b",
+    },
+    Rule {
         // `volatile` as a (poor) synchronisation in C; not the inline-assembly barrier.
         name: "c.volatile",
         langs: CFAM,
@@ -447,7 +537,9 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         // Lock-like objects used by their methods (`self._lock.acquire(timeout=…)`,
-        // `done.wait()`, `worker.join(timeout)`), and fork handlers for threads.
+        // `done.wait()`, `worker.join(timeout)`), fork handlers for threads, and any `join()`
+        // with no argument or only a timeout: `str.join` always takes one, so that is a
+        // thread, process or queue being waited for.
         name: "python.sync-call",
         langs: &[Python],
         anchors: &[
@@ -460,7 +552,7 @@ pub const RULES: &[Rule] = &[
             ".is_alive(",
         ],
         unless: None,
-        pattern: r"(?:^|[^\w.]|\bself\.|\bcls\.)(?:\w+_)?_?(?:r?lock|mutex|sem|semaphore|cv|cond|condition|event|evt|barrier|done|ready|started|stopped)s?\s*\.\s*(?:acquire|release|wait|wait_for|notify|notify_all|set|clear)\s*\(|\b\w*(?:thread|worker)s?\s*\.\s*(?:join|is_alive)\s*\(|\bos\.register_at_fork\b",
+        pattern: r"(?:^|[^\w.]|\bself\.|\bcls\.)(?:\w+_)?_?(?:r?lock|mutex|sem|semaphore|cv|cond|condition|event|evt|barrier|done|ready|started|stopped)s?\s*\.\s*(?:acquire|release|wait|wait_for|notify|notify_all|set|clear)\s*\(|\b\w*(?:thread|worker)s?\s*\.\s*(?:join|is_alive)\s*\(|\bos\.register_at_fork\b|\.\s*join\s*\(\s*(?:timeout\s*=\s*[\w.]+|\d+(?:\.\d+)?)?\s*\)",
     },
     Rule {
         name: "python.multiprocessing",

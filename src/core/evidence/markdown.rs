@@ -113,6 +113,8 @@ pub fn blocks(body: &str) -> Vec<Block> {
     let mut current = String::new();
     let mut in_code = false;
     let mut in_strike = 0usize;
+    // The last text pushed was a code span.
+    let mut after_code = false;
     let mut row: Vec<String> = Vec::new();
     let mut cell: Option<String> = None;
     // Line starts, to turn event offsets into line numbers (comment stripping keeps lines).
@@ -225,10 +227,11 @@ pub fn blocks(body: &str) -> Vec<Block> {
                     );
                 }
             }
-            Event::Text(t) | Event::Code(t) => {
+            Event::Text(ref t) | Event::Code(ref t) => {
                 if in_strike > 0 {
                     continue;
                 }
+                let is_code = matches!(event, Event::Code(_));
                 let target = if in_heading {
                     &mut heading_text
                 } else if let Some(c) = cell.as_mut() {
@@ -236,7 +239,15 @@ pub fn blocks(body: &str) -> Vec<Block> {
                 } else {
                     &mut current
                 };
-                target.push_str(&t);
+                // A code span glued to a word (`in`Foo`test`) is still a word of its own.
+                let glued = |a: Option<char>, b: Option<char>| {
+                    a.is_some_and(char::is_alphanumeric) && b.is_some_and(char::is_alphanumeric)
+                };
+                if (is_code || after_code) && glued(target.chars().last(), t.chars().next()) {
+                    target.push(' ');
+                }
+                target.push_str(t);
+                after_code = is_code;
             }
             Event::Html(t) | Event::InlineHtml(t) => {
                 // Tags go, their text stays (`<details>`, `<summary>`); placeholders such as

@@ -495,11 +495,21 @@ fn interleavings_of(doc: &Doc, facts: Option<&DiffFacts>, f: &mut Findings) {
         let mut claim: Option<(ClaimStrength, String, usize)> = None;
         let mut mech: Option<String> = None;
         let mut with_signal: Vec<usize> = Vec::new();
-        for &bi in &section.blocks {
+        for (k, &bi) in section.blocks.iter().enumerate() {
             let text = &doc.blocks[bi].text;
             let c = patterns::failure_claim(text);
             let m = patterns::mechanism(text);
             if c.is_some() || m.is_some() {
+                // "This test …" / "It …" speaks of the test the paragraph before named.
+                // Not the title: it names what is fixed, not a test that is added.
+                if k > 0
+                    && section.blocks[k - 1] > 0
+                    && doc.tests[bi].is_empty()
+                    && patterns::refers_back(text)
+                    && !with_signal.contains(&section.blocks[k - 1])
+                {
+                    with_signal.push(section.blocks[k - 1]);
+                }
                 with_signal.push(bi);
             }
             if let Some((strength, text)) = c

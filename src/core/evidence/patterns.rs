@@ -216,18 +216,20 @@ pub fn ci_links_in(text: &str) -> Vec<String> {
 
 re!(
     deterministic_claim_re,
-    r"(?i)\b(?:fail(?:s|ed|ing)?|panic(?:s|ked)?|deadlock(?:s|ed)?|hang(?:s)?|crash(?:es|ed)?|reproduc(?:es|ed|ing)|trigger(?:s|ed)?|breaks?|trips?|hits?)\b[^.\n]{0,100}?\b(?:every\s+(?:single\s+)?(?:time|run)|each\s+(?:time|run)|always|deterministically|consistently|reliably|100\s*%|(\d+)\s*/\s*(\d+)|(\d+)\s+(?:out\s+)?of\s+(\d+)|without\s+fail|on\s+every\s+run)|\bdeterministic(?:ally)?\s+(?:fail|reproduc|repro)|\bbase\s*:\s*fails?\s+(\d+)\s*/\s*(\d+)|\bdeterministic\s+(?:unit\s+|regression\s+|integration\s+|interleaving\s+)?test\b"
+    r"(?i)\b(?:fail(?:s|ed|ing)?|panic(?:s|ked)?|deadlock(?:s|ed)?|hang(?:s)?|crash(?:es|ed)?|reproduc(?:es|ed|ing)|trigger(?:s|ed)?|breaks?|trips?|hits?|forc(?:es|ed|ing)|driv(?:es|ed|ing)|opens?|opened)\b[^.\n]{0,100}?\b(?:every\s+(?:single\s+)?(?:time|run)|each\s+(?:time|run)|always|deterministically|consistently|reliably|100\s*%|(\d+)\s*/\s*(\d+)|(\d+)\s+(?:out\s+)?of\s+(\d+)|without\s+fail|on\s+every\s+run)|\bdeterministic(?:ally)?\s+(?:fail|reproduc|repro)|\bbase\s*:\s*fails?\s+(\d+)\s*/\s*(\d+)|\bdeterministic\s+(?:unit\s+|regression\s+|integration\s+|interleaving\s+)?test\b"
 );
-// "Without the fix the test fails/panics/sees …", "fails before this change": the test fails
-// before the change. Counts as determinism only beside a mechanism that forces the ordering.
+// "Without the fix the test fails/panics/sees …", "fails before this change", and the same
+// said in other words ("reproduces the issue", "this test catches the bug", "used to crash"):
+// the test fails before the change. Counts as determinism only beside a mechanism that
+// forces the ordering.
 re!(
     fails_without_fix_re,
-    r"(?i)\b(?:without|before)\s+(?:the|this)\s+(?:fix|change|patch|commit)\b[^.\n]{0,60}?\b(?:fail(?:s|ed)?|panic(?:s|ked)?|crash(?:es|ed)?|hang(?:s)?|deadlock(?:s|ed)?|abort(?:s|ed)?|sees|reports|errors?|trips|asserts?)\b|\b(?:fail(?:s|ed)?|panic(?:s|ked)?|crash(?:es|ed)?|hangs|deadlocks)\s+(?:\w+\s+){0,6}?(?:before|without)\s+(?:the|this)\s+(?:fix|change|patch|commit)\b"
+    r"(?i)\b(?:without|before)\s+(?:the|this)\s+(?:fix|change|patch|commit)\b[^.\n]{0,60}?\b(?:fail(?:s|ed)?|panic(?:s|ked)?|crash(?:es|ed)?|hang(?:s)?|deadlock(?:s|ed)?|abort(?:s|ed)?|sees|reports|errors?|trips|asserts?)\b|\b(?:fail(?:s|ed)?|panic(?:s|ked)?|crash(?:es|ed)?|hangs|deadlocks)\s+(?:\w+\s+){0,6}?(?:before|without)\s+(?:the|this)\s+(?:fix|change|patch|commit)\b|\b(?:reproduce|trigger|expose|catche|hit)(?:s|d)?\s+(?:the|this)\s+(?:\w+\s+)?(?:issue|bug|problem|race|crash|deadlock|hang|regression|failure)\b|\bcaught\s+(?:the|this)\s+(?:issue|bug|problem|race|regression)\b|\bused\s+to\s+(?:fail|crash|hang|deadlock|panic|abort)\b"
 );
 // Words that take a claim back: "would usually still pass", "sometimes", "intermittently".
 re!(
     hedge_re,
-    r"(?i)\b(?:usually|sometimes|occasionally|intermittent(?:ly)?|often|rarely|flak(?:y|ily)|would\s+(?:usually\s+)?(?:still\s+)?pass|can\s+(?:still\s+)?pass|not\s+(?:always|every\s+time|deterministic))\b"
+    r"(?i)\b(?:usually|sometimes|occasionally|intermittent(?:ly)?|often|rarely|flak(?:y|ily)|would\s+(?:usually\s+)?(?:still\s+)?pass|can\s+(?:still\s+)?pass|not\s+(?:always|every\s+time|deterministic)|on\s+my\s+(?:machine|laptop|box|workstation))\b"
 );
 re!(
     after_success_re,
@@ -248,7 +250,17 @@ fn only_after(sentence: &str) -> bool {
 }
 re!(
     mechanism_re,
-    r"(?i)\bloom::model\b|\bloom\b|\bsynctest\b|\bfailpoints?\b|fail_point!|\bfail::cfg\b|\bjcstress\b|@JCStressTest|\bbarriers?\b|\bhooks?\b|\bchannels?\b|\bforced?\s+(?:the\s+)?(?:bad\s+)?(?:interleaving|ordering|schedule)|\binterleaving\b|\bshuttle::check\w*|\bturmoil\b|\bmadsim\b|\bsync[ _-]?points?\b|\bSyncPoint\w*|\bTEST_SYNC_POINT\w*|\blatch(?:es)?\b|\bCountDownLatch\b|\bpause(?:s|d)? (?:the )?(?:goroutine|thread)|\byield[ _-]?(?:injection|injector|points?)\b|\b\w*YieldInjector\b|\b\w*YieldPoint\w*|\bsweeps?\s+(?:over\s+)?(?:every|each|all)\s+(?:\w+\s+){0,2}?(?:yield|io|i/o|await|suspension|preemption)\s+(?:points?|boundar(?:y|ies))|\bMULTI\s*/\s*EXEC\b|\bmulti-exec\b"
+    r"(?i)\bloom::model\b|\bloom\b|\bsynctest\b|\bfailpoints?\b|fail_point!|\bfail::cfg\b|\bjcstress\b|@JCStressTest|\bbarriers?\b|\bhooks?\b|\bchannels?\b|\bforced?\s+(?:the\s+)?(?:bad\s+)?(?:interleaving|ordering|schedule)|\binterleaving\b|\bshuttle::check\w*|\bturmoil\b|\bmadsim\b|\bsync[ _-]?points?\b|\bSyncPoint\w*|\bTEST_SYNC_POINT\w*|\blatch(?:es)?\b|\bCountDownLatch\b|\bpause(?:s|d)? (?:the )?(?:goroutine|thread)|\byield[ _-]?(?:injection|injector|points?)\b|\b\w*YieldInjector\b|\b\w*YieldPoint\w*|\bsweeps?\s+(?:over\s+)?(?:every|each|all)\s+(?:\w+\s+){0,2}?(?:yield|io|i/o|await|suspension|preemption)\s+(?:points?|boundar(?:y|ies))|\bMULTI\s*/\s*EXEC\b|\bmulti-exec\b|\binstrumented\s+[\w-]+|\bopen(?:s|ed|ing)?\s+the\s+(?:race\s+|timing\s+)?window\b|\bSO_(?:SND|RCV)BUF\b|\b(?:tiny|one-byte|1-byte)\s+(?:socket\s+|send\s+|receive\s+)?buffers?\b|\bLincheck\b|\bwait(?:s|ing)?\s+(?:until|for)\s+(?:the\s+)?\w+\s+(?:is\s+)?(?:parked|blocked)\b|\bblocked[- ]wait\s+hooks?\b"
+);
+// An attempt to reproduce is not a reproduction.
+re!(
+    attempt_re,
+    r"(?i)\b(?:to|trying\s+to|tried\s+to|attempt(?:s|ed)?\s+to|trials?\s+(?:\w+\s+){0,4}?to)\s+reproduc"
+);
+// A mechanism given up: tried, then abandoned, or named as what was not used.
+re!(
+    abandoned_re,
+    r"(?i)\b(?:tried|attempted|gave\s+up|giving\s+up|abandon(?:ed)?|could\s*n[o']?t|did\s*n[o']?t\s+(?:work|help|trigger|reproduce)|instead\s+of|rather\s+than|no\s+longer\s+uses?|removed\s+the)\b"
 );
 re!(
     rerun_green,
@@ -288,8 +300,13 @@ pub fn failure_claim(text: &str) -> Option<(ClaimStrength, String)> {
         return Some((ClaimStrength::Deterministic, c));
     }
     for sentence in text.split_inclusive('.') {
+        // Not a claim: hedged, "could not reproduce", an attempt ("trials to reproduce"), or
+        // about the code after the change only.
         if let Some(m) = fails_without_fix_re().find(sentence)
             && !hedge_re().is_match(sentence)
+            && !no_repro().is_match(sentence)
+            && !attempt_re().is_match(sentence)
+            && !only_after(sentence)
         {
             return Some((
                 ClaimStrength::FailsWithoutFix,
@@ -351,8 +368,25 @@ fn sentence_around(text: &str, at: usize) -> &str {
     &text[start..end]
 }
 
+/// A paragraph that opens by pointing back at the test just named ("This test …", "The new
+/// test …", "It …").
+pub fn refers_back(text: &str) -> bool {
+    refers_back_re().is_match(text)
+}
+
+re!(
+    refers_back_re,
+    r"(?i)^\s*(?:(?:this|the|that)\s+(?:new\s+|added\s+)?(?:test|reproducer|regression\s+test)\b|it\s+(?:forces|simulates|reproduces|fails|triggers|drives|uses|installs)\b)"
+);
+
+/// A mechanism that forces the ordering, unless the sentence says it was given up ("I tried a
+/// failpoint but could not make it fail", "instead of a barrier").
 pub fn mechanism(text: &str) -> Option<String> {
-    mechanism_re().find(text).map(|m| m.as_str().to_string())
+    let flat = text.replace('\n', " ");
+    mechanism_re()
+        .find_iter(&flat)
+        .find(|m| !abandoned_re().is_match(sentence_around(&flat, m.start())))
+        .map(|m| m.as_str().to_string())
 }
 
 pub fn says_rerun_green(text: &str) -> bool {
@@ -400,6 +434,17 @@ pub fn diff_mechanism(line: &str) -> Option<&'static str> {
         ("YieldInjector", "yield injection"),
         ("YieldPoint", "yield injection"),
         ("yield_point", "yield injection"),
+        // An explicit yield in test code hands the scheduler to the other side at that point.
+        ("seastar::yield()", "yield injection"),
+        ("Thread.yield()", "yield injection"),
+        ("this_thread::yield()", "yield injection"),
+        ("yield_now()", "yield injection"),
+        ("runtime.Gosched()", "yield injection"),
+        ("sched_yield()", "yield injection"),
+        ("Lincheck", "Lincheck model"),
+        ("LinChecker", "Lincheck model"),
+        ("SO_SNDBUF", "tiny socket buffer"),
+        ("SO_RCVBUF", "tiny socket buffer"),
     ];
     MARKS
         .iter()
