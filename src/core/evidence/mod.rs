@@ -363,13 +363,31 @@ fn seeds_of(doc: &Doc, f: &mut Findings) {
     let shuffles: HashSet<String> = shuffles.into_iter().collect();
     let mut copied_shuffle: Option<(String, Option<usize>)> = None;
     let mut hits = Vec::new();
+    // A runner prints the seed of every run: a bare `seed=N` inside pasted output is a claim
+    // only when the words around it speak of a seed, or the block is a reproduction recipe (in
+    // the Reproduction section, or with its `kind:` field), or a command line passes it.
+    let prose_speaks_of_seeds = doc
+        .blocks
+        .iter()
+        .any(|b| b.kind == BlockKind::Prose && b.text.to_ascii_lowercase().contains("seed"));
     for (bi, b) in doc.blocks.iter().enumerate() {
+        let recipe = b.kind == BlockKind::Prose
+            || prose_speaks_of_seeds
+            || b.in_reproduction_section()
+            || b.text
+                .lines()
+                .any(|l| l.trim_start().to_ascii_lowercase().starts_with("kind:"));
         for (li, line) in b.text.lines().enumerate() {
             hits.clear();
             seeds::seeds_on(line, &mut hits);
             for hit in hits.drain(..) {
                 if shuffles.contains(&hit.value) {
                     copied_shuffle.get_or_insert((hit.value, line_no(b, li)));
+                    continue;
+                }
+                // Tool formats (proptest `cc`, Hypothesis, shuttle) are reproductions by their
+                // shape; a bare `seed=N` line is what every run prints.
+                if !recipe && hit.target.is_none() && matches!(hit.form, "seed field" | "seed") {
                     continue;
                 }
                 let test = hit
