@@ -12,6 +12,7 @@ mod gate;
 mod github_client;
 mod history;
 mod intake;
+mod metamorphic;
 mod operate;
 mod queue;
 mod real_prs;

@@ -209,7 +209,7 @@ pub fn check_pr(title: Option<&str>, body: &str, diff: Option<&[FileChange]>) ->
     let facts = diff.map(diff_facts);
     let mut f = Findings::default();
     seeds_of(&doc, &mut f);
-    traces_of(&doc, &mut f);
+    traces_of(&doc, body, &mut f);
     interleavings_of(&doc, facts.as_ref(), &mut f);
     never_evidence(&doc, &mut f);
     if !doc.fields.unfilled.is_empty() {
@@ -439,7 +439,60 @@ fn seeds_of(doc: &Doc, f: &mut Findings) {
     }
 }
 
-fn traces_of(doc: &Doc, f: &mut Findings) {
+fn traces_of(doc: &Doc, body: &str, f: &mut Findings) {
+    rendered_traces(doc, f);
+    if f.has(EvidenceKind::Trace) {
+        return;
+    }
+    // Markdown can read a pasted report as something else (a quoted, tab-indented report's
+    // `=====` line underlines a heading): the raw lines, prefixes and all, are read too.
+    let visible = without_html_comments(body);
+    for hit in trace::reports(visible.lines())
+        .into_iter()
+        .filter(|h| h.complete)
+    {
+        let line = hit.at + 1;
+        f.evidence(Evidence {
+            kind: EvidenceKind::Trace,
+            test: hit
+                .tests
+                .first()
+                .cloned()
+                .or_else(|| doc.fields.test.clone()),
+            detail: format!("{} (line {line})", hit.summary),
+            rule: match hit.tool {
+                "go-race" => "trace.go-race",
+                "tsan" => "trace.tsan",
+                "helgrind" => "trace.helgrind",
+                "drd" => "trace.drd",
+                _ => "trace.miri",
+            },
+            line: Some(line),
+            seed: None,
+            files: hit.files,
+        });
+    }
+}
+
+/// The body with HTML comments (a template's hidden examples) blanked, lines kept. Linear.
+fn without_html_comments(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(start) = rest.find("<!--") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 4..];
+        let (hidden, next) = match after.find("-->") {
+            Some(end) => (&after[..end], &after[end + 3..]),
+            None => (after, ""),
+        };
+        out.extend(std::iter::repeat_n('\n', hidden.matches('\n').count()));
+        rest = next;
+    }
+    out.push_str(rest);
+    out
+}
+
+fn rendered_traces(doc: &Doc, f: &mut Findings) {
     // The whole body as one stream of lines: a report may span paragraphs and code blocks.
     let mut owner: Vec<(usize, usize)> = Vec::new();
     let mut lines: Vec<&str> = Vec::new();

@@ -649,3 +649,13 @@ fn claims_about_the_code_after_the_change_are_not_failures_before_it() {
     );
     assert!(v.satisfied, "{v:?}");
 }
+
+#[test]
+fn a_quoted_tab_indented_report_still_counts_and_a_commented_one_never() {
+    let report = "\t=== RUN   TestX\n\t==================\n\tWARNING: DATA RACE\n\tWrite at 0x01 by goroutine 9:\n\t  pkg.f()\n\t      /x/a.go:3\n\tPrevious read at 0x01 by goroutine 10:\n\t  pkg.g()\n\t      /x/a.go:9\n\t==================\n";
+    let quoted: String = report.lines().map(|l| format!("> {l}\n")).collect();
+    assert!(check_body(&format!("Race:\n\n{report}"), None).satisfied);
+    assert!(check_body(&format!("Race:\n\n{quoted}"), None).satisfied);
+    let hidden = format!("Fix.\n\n<!-- paste a report like:\n{report}-->\n");
+    assert!(!check_body(&hidden, None).satisfied);
+}

@@ -1,0 +1,443 @@
+//! Metamorphic tests of the judgement: transformations a reviewer would call the same PR must
+//! not change the verdict. For descriptions: re-indent, quote, a log-timestamp or line-number
+//! prefix on each line, CRLF, blank lines between lines, a `<details>` wrapper, the evidence's
+//! heading in another style, identifiers and test names renamed consistently. For diffs: the
+//! hunks of a file reordered, a call split after its `(`, CRLF, identifiers renamed. Property
+//! tests (proptest) over the labelled dev set in `../shared/fixtures/real-prs/` (skipped with a
+//! message when absent) and over this project's own cases (always).
+//!
+//! A rule that survives these is a rule; one that does not is fitted to a layout.
+
+use std::path::PathBuf;
+
+use proptest::prelude::*;
+
+use repro_gate::core::classify::classify;
+use repro_gate::core::config::RepoConfig;
+use repro_gate::core::diff::{FileChange, parse_unified};
+use repro_gate::core::evidence::check_body;
+
+/// A transformation of a description.
+#[derive(Clone, Copy, Debug)]
+enum BodyT {
+    Indent,
+    Quote,
+    Timestamp,
+    LineNumbers,
+    Crlf,
+    BlankLines,
+    Details,
+    Heading(usize),
+    Rename,
+}
+
+const HEADINGS: &[&str] = &[
+    "## Testing",
+    "Test Plan:",
+    "**Repro**",
+    "### How to reproduce",
+];
+
+fn lines_of(body: &str) -> Vec<&str> {
+    body.lines().collect()
+}
+
+/// The body with `f` applied to each line outside fenced code (a fence's own lines too, so
+/// the fence keeps its shape).
+fn each_line(body: &str, f: impl Fn(&str) -> String) -> String {
+    lines_of(body)
+        .iter()
+        .map(|l| f(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// The body with `f` applied to each line inside fenced code (the pasted output), the fences
+/// and the prose kept; `f` gets the line's number within its block.
+fn in_code(body: &str, f: impl Fn(usize, &str) -> Vec<String>) -> String {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    let mut n = 0;
+    for l in lines_of(body) {
+        let fence = l.trim_start().starts_with("```") || l.trim_start().starts_with("~~~");
+        if fence {
+            fenced = !fenced;
+            n = 0;
+            out.push(l.to_string());
+        } else if fenced {
+            out.extend(f(n, l));
+            n += 1;
+        } else {
+            out.push(l.to_string());
+        }
+    }
+    out.join("\n") + "\n"
+}
+
+/// Consistent renames of the words a reader would not read anything into: identifiers
+/// (`Pool` → `Basin`) and test names keep their shape (`TestX` → `TestZX`), so a rename never
+/// turns a word into another kind of word.
+fn rename(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut word = String::new();
+    let flush = |w: &mut String, out: &mut String| {
+        if let Some(rest) = w
+            .strip_prefix("Test")
+            .filter(|r| r.starts_with(|c: char| c.is_ascii_uppercase()))
+        {
+            out.push_str("TestZ");
+            out.push_str(rest);
+        } else if let Some(rest) = w.strip_prefix("test_").filter(|r| !r.is_empty()) {
+            out.push_str("test_z");
+            out.push_str(rest);
+        } else if w == "Pool" || w == "pool" {
+            out.push_str(if w == "Pool" { "Basin" } else { "basin" });
+        } else {
+            out.push_str(w);
+        }
+        w.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+fn apply_body(body: &str, t: BodyT) -> String {
+    match t {
+        BodyT::Indent => each_line(body, |l| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!("  {l}")
+            }
+        }),
+        BodyT::Quote => each_line(body, |l| format!("> {l}")),
+        // A log viewer's prefixes and spacing land on the pasted output, not on the prose.
+        BodyT::Timestamp => in_code(body, |_, l| vec![format!("2026-11-29T10:00:00.123Z {l}")]),
+        BodyT::LineNumbers => in_code(body, |i, l| vec![format!("{}: {l}", i + 1)]),
+        BodyT::Crlf => body.replace("\r\n", "\n").replace('\n', "\r\n"),
+        BodyT::BlankLines => in_code(body, |_, l| vec![l.to_string(), String::new()]),
+        BodyT::Details => format!("<details>\n<summary>Details</summary>\n\n{body}\n</details>\n"),
+        BodyT::Heading(i) => {
+            let to = HEADINGS[i % HEADINGS.len()];
+            each_line(body, |l| {
+                let t = l.trim();
+                if t.eq_ignore_ascii_case("## reproduction") || t.eq_ignore_ascii_case("## repro") {
+                    to.to_string()
+                } else {
+                    l.to_string()
+                }
+            })
+        }
+        BodyT::Rename => rename(body),
+    }
+}
+
+/// A transformation of a diff.
+#[derive(Clone, Copy, Debug)]
+enum DiffT {
+    ReorderHunks,
+    SplitCall,
+    Crlf,
+    Rename,
+}
+
+/// The same file change with its hunks in reverse order (their headers keep their numbers).
+fn reorder(f: &FileChange) -> FileChange {
+    let Some(p) = &f.patch else { return f.clone() };
+    let mut hunks: Vec<String> = Vec::new();
+    for l in p.lines() {
+        if l.starts_with("@@") || hunks.is_empty() {
+            hunks.push(String::new());
+        }
+        let h = hunks.last_mut().expect("a hunk");
+        h.push_str(l);
+        h.push('\n');
+    }
+    hunks.reverse();
+    FileChange {
+        patch: Some(hunks.concat()),
+        ..f.clone()
+    }
+}
+
+/// Splits each added or removed call after its `(` when arguments follow: `lock(a, b)` →
+/// `lock(` / `a, b)` on the next line of the same kind.
+fn split_calls(f: &FileChange) -> FileChange {
+    let Some(p) = &f.patch else { return f.clone() };
+    let mut out = String::new();
+    for l in p.lines() {
+        let kind = l.chars().next();
+        if matches!(kind, Some('+' | '-'))
+            && !l.starts_with("+++")
+            && !l.starts_with("---")
+            && let Some(i) = l.find('(')
+            && l[i + 1..].trim().len() > 1
+            && !l[..i].contains(['"', '\'', '/', '#'])
+            && l[i + 1..]
+                .trim_start()
+                .starts_with(|c: char| c.is_alphanumeric() || c == '&')
+        {
+            let indent: String = l[1..].chars().take_while(|c| c.is_whitespace()).collect();
+            out.push_str(&l[..=i]);
+            out.push('\n');
+            out.push(kind.unwrap_or('+'));
+            out.push_str(&indent);
+            out.push_str("    ");
+            out.push_str(l[i + 1..].trim_start());
+            out.push('\n');
+        } else {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    FileChange {
+        patch: Some(out),
+        ..f.clone()
+    }
+}
+
+fn apply_diff(files: &[FileChange], t: DiffT) -> Vec<FileChange> {
+    files
+        .iter()
+        .map(|f| match t {
+            DiffT::ReorderHunks => reorder(f),
+            DiffT::SplitCall => split_calls(f),
+            DiffT::Crlf => FileChange {
+                patch: f.patch.as_ref().map(|p| p.replace('\n', "\r\n")),
+                ..f.clone()
+            },
+            DiffT::Rename => FileChange {
+                patch: f.patch.as_ref().map(|p| rename(p)),
+                ..f.clone()
+            },
+        })
+        .collect()
+}
+
+fn body_t() -> impl Strategy<Value = BodyT> {
+    prop_oneof![
+        Just(BodyT::Indent),
+        Just(BodyT::Quote),
+        Just(BodyT::Timestamp),
+        Just(BodyT::LineNumbers),
+        Just(BodyT::Crlf),
+        Just(BodyT::BlankLines),
+        Just(BodyT::Details),
+        (0usize..HEADINGS.len()).prop_map(BodyT::Heading),
+        Just(BodyT::Rename),
+    ]
+}
+
+fn diff_t() -> impl Strategy<Value = DiffT> {
+    prop_oneof![
+        Just(DiffT::ReorderHunks),
+        Just(DiffT::SplitCall),
+        Just(DiffT::Crlf),
+        Just(DiffT::Rename),
+    ]
+}
+
+// ------------------------------------------------------------------ the cases
+
+/// This project's own short examples of each kind (always run).
+const OWN_BODIES: &[&str] = &[
+    "Fix the lost wakeup.\n\n## Reproduction\nkind: seed\ntest: pool::TestPoolCheckout\nseed: 7311\nbase: fails 100/100\n",
+    "Fix the refill race.\n\n## Reproduction\nkind: interleaving\ntest: pool::TestRefillOrdering\nbase: fails 20/20\n\n`TestRefillOrdering` parks the refill goroutine on a hook between the check and the wait, every time.\n",
+    "Race report from CI:\n\n```\nWARNING: DATA RACE\nWrite at 0x00c000 by goroutine 7:\n  pool.(*Pool).Return()\n      /src/pool/pool.go:85 +0x2f6\n\nPrevious read at 0x00c000 by goroutine 8:\n  pool.(*Pool).Checkout()\n      /src/pool/pool.go:41 +0x44\n```\n",
+    "Reran CI and it is green now.\n",
+    "It reproduces with this seed:\n\n    go test ./pool -run TestPoolCheckout -test.shuffle 1712345678\n",
+    "Could not reproduce locally; ran it 1000 times with -count=1000 and it passed.\n",
+    "The test fails reliably on my machine because of tight deadlines, so the timeout is raised.\n",
+    "Adds test_concurrent_put, which installs an instrumented sink that flags overlapping puts; it opens the window deterministically.\n",
+];
+
+fn own_diffs() -> Vec<Vec<FileChange>> {
+    let d = |text: &str| parse_unified(text).expect("own diff parses");
+    vec![
+        d(
+            "diff --git a/pool/pool.go b/pool/pool.go\n--- a/pool/pool.go\n+++ b/pool/pool.go\n@@ -10,3 +10,4 @@ func (p *Pool) Get() {\n \tx := 1\n+\tp.mu.Lock()\n \treturn\n }\n@@ -40,3 +41,3 @@ func (p *Pool) Put() {\n-\tp.n++\n+\tatomic.AddInt64(&p.n, 1)\n \treturn\n",
+        ),
+        d(
+            "diff --git a/lib/cache.c b/lib/cache.c\n--- a/lib/cache.c\n+++ b/lib/cache.c\n@@ -5,2 +5,4 @@\n   int r;\n+  cache_lock(data, cache);\n   r = insert(data, cache);\n+  cache_unlock(data, cache);\n",
+        ),
+        d(
+            "diff --git a/docs/a.md b/docs/a.md\n--- a/docs/a.md\n+++ b/docs/a.md\n@@ -1,1 +1,1 @@\n-lock the door\n+lock the gate\n",
+        ),
+        d(
+            "diff --git a/src/render.rs b/src/render.rs\n--- a/src/render.rs\n+++ b/src/render.rs\n@@ -1,2 +1,2 @@\n fn f() {\n-    let s = format!(\"{}\", x);\n+    let s = format!(\"{:?}\", x);\n",
+        ),
+        d(
+            "diff --git a/src/kdoc.kt b/src/kdoc.kt\n--- a/src/kdoc.kt\n+++ b/src/kdoc.kt\n@@ -3,2 +3,4 @@\n      * Docs.\n+     * It is not a mutex!\n+     *     launch(notAMutex) { delay(20) }\n      */\n",
+        ),
+    ]
+}
+
+fn corpus() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real-prs");
+    dir.is_dir().then_some(dir)
+}
+
+fn corpus_bodies() -> Vec<(String, String, Option<Vec<FileChange>>)> {
+    let Some(dir) = corpus().map(|d| d.join("bodies")) else {
+        return Vec::new();
+    };
+    #[derive(serde::Deserialize)]
+    struct M {
+        cases: Vec<C>,
+    }
+    #[derive(serde::Deserialize)]
+    struct C {
+        file: String,
+        #[serde(default)]
+        diff: Option<String>,
+    }
+    let m: M =
+        serde_saphyr::from_str(&std::fs::read_to_string(dir.join("cases.yaml")).expect("cases"))
+            .expect("cases.yaml parses");
+    m.cases
+        .into_iter()
+        .map(|c| {
+            let body = std::fs::read_to_string(dir.join(&c.file)).expect("body");
+            let diff = c.diff.map(|d| {
+                parse_unified(&std::fs::read_to_string(dir.join(d)).expect("diff")).expect("parses")
+            });
+            (c.file, body, diff)
+        })
+        .collect()
+}
+
+fn corpus_diffs() -> Vec<(String, Vec<FileChange>)> {
+    let Some(dir) = corpus().map(|d| d.join("diffs")) else {
+        return Vec::new();
+    };
+    #[derive(serde::Deserialize)]
+    struct M {
+        cases: Vec<C>,
+    }
+    #[derive(serde::Deserialize)]
+    struct C {
+        file: String,
+    }
+    let m: M =
+        serde_saphyr::from_str(&std::fs::read_to_string(dir.join("cases.yaml")).expect("cases"))
+            .expect("cases.yaml parses");
+    m.cases
+        .into_iter()
+        .map(|c| {
+            let text = std::fs::read_to_string(dir.join(&c.file)).expect("diff");
+            (c.file, parse_unified(&text).expect("parses"))
+        })
+        .collect()
+}
+
+fn verdict(body: &str, diff: Option<&[FileChange]>) -> bool {
+    check_body(body, diff).satisfied
+}
+
+fn config() -> RepoConfig {
+    RepoConfig::default()
+}
+
+// ------------------------------------------------------------------ the properties
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn own_descriptions_keep_their_verdict(i in 0..OWN_BODIES.len(), t in body_t()) {
+        let body = OWN_BODIES[i];
+        prop_assert_eq!(verdict(body, None), verdict(&apply_body(body, t), None), "{:?} of own body {}", t, i);
+    }
+
+    #[test]
+    fn own_diffs_keep_their_verdict(i in 0..5usize, t in diff_t()) {
+        let diffs = own_diffs();
+        let before = classify(&diffs[i], &config()).concurrency;
+        let after = classify(&apply_diff(&diffs[i], t), &config()).concurrency;
+        prop_assert_eq!(before, after, "{:?} of own diff {}", t, i);
+    }
+}
+
+/// Every dev-set description under every body transformation (exhaustive: the set is small).
+#[test]
+fn dev_set_descriptions_keep_their_verdict_under_every_transformation() {
+    let cases = corpus_bodies();
+    if cases.is_empty() {
+        eprintln!("skipped: ../shared/fixtures/real-prs is absent");
+        return;
+    }
+    let mut broken = Vec::new();
+    let all = [
+        BodyT::Indent,
+        BodyT::Quote,
+        BodyT::Timestamp,
+        BodyT::LineNumbers,
+        BodyT::Crlf,
+        BodyT::BlankLines,
+        BodyT::Details,
+        BodyT::Heading(0),
+        BodyT::Heading(1),
+        BodyT::Heading(2),
+        BodyT::Rename,
+    ];
+    for (file, body, diff) in &cases {
+        let before = verdict(body, diff.as_deref());
+        for t in all {
+            let changed_diff = match t {
+                BodyT::Rename => diff.as_ref().map(|d| apply_diff(d, DiffT::Rename)),
+                _ => diff.clone(),
+            };
+            if verdict(&apply_body(body, t), changed_diff.as_deref()) != before {
+                broken.push(format!("{file}: {t:?}"));
+            }
+        }
+    }
+    eprintln!(
+        "metamorphic descriptions: {} cases x {} transformations, {} changed",
+        cases.len(),
+        all.len(),
+        broken.len()
+    );
+    assert!(broken.is_empty(), "{broken:#?}");
+}
+
+/// Every dev-set diff under every diff transformation.
+#[test]
+fn dev_set_diffs_keep_their_verdict_under_every_transformation() {
+    let cases = corpus_diffs();
+    if cases.is_empty() {
+        eprintln!("skipped: ../shared/fixtures/real-prs is absent");
+        return;
+    }
+    let mut broken = Vec::new();
+    let all = [
+        DiffT::ReorderHunks,
+        DiffT::SplitCall,
+        DiffT::Crlf,
+        DiffT::Rename,
+    ];
+    for (file, files) in &cases {
+        let before = classify(files, &config()).concurrency;
+        for t in all {
+            if classify(&apply_diff(files, t), &config()).concurrency != before {
+                broken.push(format!("{file}: {t:?}"));
+            }
+        }
+    }
+    eprintln!(
+        "metamorphic diffs: {} cases x {} transformations, {} changed",
+        cases.len(),
+        all.len(),
+        broken.len()
+    );
+    assert!(broken.is_empty(), "{broken:#?}");
+}
