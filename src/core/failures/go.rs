@@ -31,12 +31,13 @@ fn package_line() -> &'static Regex {
     )
 }
 
-/// A test in the timeout's `running tests:` list (the duration may be cut off).
+/// A test in the timeout's `running tests:` list (the duration may be cut off; a CI prefix
+/// taken off the line may have taken its indentation).
 fn running_test() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     re(
         &R,
-        r"^\s+((?:Test|Fuzz|Example|Benchmark)\S*)(?: \([\dhms.µ]+\))?\s*$",
+        r"^\s*((?:Test|Fuzz|Example|Benchmark)\S*)(?: \([\dhms.µ]+\))?\s*$",
     )
 }
 
@@ -96,6 +97,8 @@ pub struct Text {
     seen: bool,
     in_timeout: bool,
     in_running_list: bool,
+    /// This timeout's panic listed its running tests (Go 1.14+).
+    saw_list: bool,
     running: Running,
 }
 
@@ -108,6 +111,7 @@ impl Text {
             seen: false,
             in_timeout: false,
             in_running_list: false,
+            saw_list: false,
             running: Running::default(),
         }
     }
@@ -177,12 +181,17 @@ impl LineParser for Text {
                 // (a panic, a timeout without its list) while these ran, so they take the blame.
                 // When some test did report, the others still running are neither passed nor
                 // failed.
-                let leaves: Vec<String> = self
+                let mut leaves: Vec<String> = self
                     .running
                     .leaves()
                     .into_iter()
                     .map(String::from)
                     .collect();
+                // A timeout of an older Go names no test: the panic belongs to the test that
+                // started last and never finished; the others it cut off have no result.
+                if self.in_timeout && !self.saw_list {
+                    leaves = leaves.pop().into_iter().collect();
+                }
                 for t in leaves {
                     self.hold(&t, Outcome::Fail);
                 }
@@ -191,6 +200,7 @@ impl LineParser for Text {
             self.flush(Some(&pkg));
             self.in_timeout = false;
             self.in_running_list = false;
+            self.saw_list = false;
             return;
         }
         if line.starts_with("panic: test timed out") {
@@ -201,6 +211,7 @@ impl LineParser for Text {
         if self.in_timeout {
             if line.trim_start().starts_with("running tests:") {
                 self.in_running_list = true;
+                self.saw_list = true;
                 return;
             }
             if self.in_running_list {
@@ -212,8 +223,12 @@ impl LineParser for Text {
                 }
                 self.in_running_list = false;
             }
-            // Older Go has no list: the test functions in the goroutine dump name them.
-            if let Some(m) = dump_frame().captures(line) {
+            // Older Go has no list: with no `=== RUN` to go by, the test functions in the
+            // goroutine dump name them.
+            if !self.saw_list
+                && self.running.open.is_empty()
+                && let Some(m) = dump_frame().captures(line)
+            {
                 let (pkg, name) = (m[1].to_string(), m[2].to_string());
                 self.running.end(&name);
                 self.pending_failed.insert(name.clone());

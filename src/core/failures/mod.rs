@@ -314,19 +314,27 @@ trait LineParser {
     fn finish(self: Box<Self>) -> Collector;
 }
 
-/// Strips ANSI escapes, carriage returns and the timestamp GitHub Actions puts on job-log lines.
+fn ci_stamp() -> &'static regex::Regex {
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(
+            r"^(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?|\[\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\])[ \t]",
+        )
+        .expect("the timestamp pattern is valid")
+    })
+}
+
+/// Strips ANSI escapes, carriage returns and the timestamp a CI puts on job-log lines.
 pub fn clean_line(raw: &str) -> std::borrow::Cow<'_, str> {
     let mut s = raw.trim_end_matches(['\r', '\n']);
-    // `2024-01-02T03:04:05.1234567Z ` (Actions job logs).
-    if s.len() > 20
-        && s.as_bytes()[4] == b'-'
-        && s.as_bytes()[10] == b'T'
-        && let Some((stamp, rest)) = s.split_once(' ')
-        && stamp.len() >= 20
-        && stamp.ends_with('Z')
-        && stamp.as_bytes()[..4].iter().all(u8::is_ascii_digit)
+    // A CI's timestamp on every line: `2024-01-02T03:04:05.1234567Z ` (Actions),
+    // `[2024-01-02 03:04:05.123] `, `2024-01-02 03:04:05,123+00:00 `, `[03:04:05] `. One
+    // separator goes with it; the line's own indentation stays.
+    if s.len() > 10
+        && matches!(s.as_bytes()[0], b'0'..=b'9' | b'[')
+        && let Some(m) = ci_stamp().find(s)
     {
-        s = rest;
+        s = &s[m.end()..];
     }
     if !s.contains('\x1b') {
         return std::borrow::Cow::Borrowed(s);

@@ -300,3 +300,51 @@ fn fifty_thousand_failing_junit_testcases_parse_in_linear_time() {
     xml.push_str("</testsuite></testsuites>");
     assert_eq!(parse_str(&xml, Format::Junit).failed.len(), 50_000);
 }
+
+#[test]
+fn a_timeout_list_under_a_ci_timestamp_on_every_line_names_its_tests() {
+    for stamp in [
+        "2026-11-29T10:00:00.1234567Z ",
+        "[2026-11-29 10:00:00.123] ",
+        "2026-11-29 10:00:00,123+00:00 ",
+        "[10:00:00] ",
+    ] {
+        let log: String = [
+            "=== RUN   TestSlow",
+            "=== RUN   TestOther",
+            "--- PASS: TestOther (0.01s)",
+            "panic: test timed out after 10m0s",
+            "\trunning tests:",
+            "\t\tTestSlow (10m0s)",
+            "",
+            "goroutine 41 [semacquire]:",
+            "FAIL\texample.com/acme/pool\t600.012s",
+        ]
+        .iter()
+        .map(|l| format!("{stamp}{l}\n"))
+        .collect();
+        let r = parse_str(&log, Format::Auto);
+        let failed: Vec<String> = r.failed.iter().map(|t| t.name.clone()).collect();
+        assert_eq!(failed, ["TestSlow"], "{stamp:?}");
+    }
+}
+
+#[test]
+fn an_old_go_timeout_without_a_list_blames_the_test_that_started_last() {
+    let log = "=== RUN   TestFirst\n--- PASS: TestFirst (0.01s)\n=== RUN   TestSecond\n=== RUN   TestThird\npanic: test timed out after 10m0s\n\ngoroutine 7 [running]:\ntesting.(*M).startAlarm.func1()\n\ngoroutine 9 [chan receive]:\nexample.com/acme/pool.TestSecond(0xc000)\n\ngoroutine 10 [select]:\nexample.com/acme/pool.TestThird(0xc000)\nFAIL\texample.com/acme/pool\t600.012s\n";
+    let r = parse_str(log, Format::Auto);
+    let failed: Vec<String> = r.failed.iter().map(|t| t.name.clone()).collect();
+    assert_eq!(failed, ["TestThird"]);
+}
+
+#[test]
+fn sequential_subtests_cut_off_by_a_timeout_are_not_failures() {
+    let log = "=== RUN   TestSuite\n=== RUN   TestSuite/first\n--- PASS: TestSuite/first (0.01s)\n=== RUN   TestSuite/second\npanic: test timed out after 10m0s\n\trunning tests:\n\t\tTestSuite (10m0s)\n\ngoroutine 7 [running]:\nFAIL\texample.com/acme/pool\t600.012s\n";
+    let r = parse_str(log, Format::Auto);
+    let failed: Vec<String> = r.failed.iter().map(|t| t.name.clone()).collect();
+    assert_eq!(
+        failed,
+        ["TestSuite"],
+        "the subtest it cut off has no result"
+    );
+}
