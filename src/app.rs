@@ -90,7 +90,7 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
             .public_url
             .as_deref()
             .is_some_and(|u| !crate::server::setup::is_loopback_url(u));
-    let setup_token = (setup_mode && exposed).then(|| crate::server::setup::random_token(32));
+    let setup_token = (setup_mode && exposed).then(|| crate::server::random::random_token(32));
     if setup_mode {
         let link = match &setup_token {
             Some(t) => format!("http://{addr}/setup?token={t}"),

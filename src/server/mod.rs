@@ -4,6 +4,7 @@ pub mod budget;
 mod env_file;
 mod error;
 mod health;
+pub mod random;
 pub mod listen;
 pub mod results;
 pub mod setup;

@@ -25,6 +25,7 @@ use serde_json::json;
 
 use super::AppState;
 use super::env_file;
+use super::random::random_token;
 
 /// How long a started flow may take.
 const STATE_TTL: Duration = Duration::from_secs(3600);
@@ -69,11 +70,6 @@ impl SetupConfig {
 }
 
 /// A random token of `n` hex digits.
-pub fn random_token(n: usize) -> String {
-    (0..n)
-        .map(|_| format!("{:x}", rand::random::<u8>() % 16))
-        .collect()
-}
 
 /// The App manifest (the same as `deploy/app-manifest.json`, with this host's URLs).
 pub fn manifest(base_url: &str) -> serde_json::Value {
