@@ -69,8 +69,6 @@ impl SetupConfig {
     }
 }
 
-/// A random token of `n` hex digits.
-
 /// The App manifest (the same as `deploy/app-manifest.json`, with this host's URLs).
 pub fn manifest(base_url: &str) -> serde_json::Value {
     json!({
