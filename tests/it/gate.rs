@@ -350,3 +350,68 @@ async fn merge_group_passes_only_when_every_pr_passes() {
     assert!(failed["output"]["title"].as_str().unwrap().contains("#8"));
     app.stop().await;
 }
+
+crate::both_backends!(the_owners_github_repository_configures_a_repository_without_a_file);
+
+async fn the_owners_github_repository_configures_a_repository_without_a_file(db: Db) {
+    let fake = world().await;
+    fake.add_repo("acme/.github");
+    fake.put_file(
+        "acme/.github",
+        "main",
+        ".github/repro-gate.yml",
+        "label: needs-repro\n",
+    );
+    add_racy_pr(&fake, 1, "sha-org");
+    let mut app = app(&db, &fake).await;
+    deliver_done(
+        &mut app,
+        "pull_request",
+        "o1",
+        &pr_event("opened", 1, json!({})),
+    )
+    .await;
+    assert_eq!(fake.labels_of(REPO, 1), ["needs-repro"]);
+    let run = only_run(&fake, "sha-org");
+    assert_eq!(run["conclusion"], "failure");
+    let summary = run["output"]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("of `acme/.github` (the owner's `.github` repository)"),
+        "{summary}"
+    );
+    app.stop().await;
+
+    // A repository with its own file uses it, not the organisation's.
+    let fake = world().await;
+    fake.add_repo("acme/.github");
+    fake.put_file(
+        "acme/.github",
+        "main",
+        ".github/repro-gate.yml",
+        "label: needs-repro\n",
+    );
+    fake.put_file(REPO, "main", ".github/repro-gate.yml", "label: racy\n");
+    add_racy_pr(&fake, 2, "sha-own");
+    let mut app = Spawn::new(&Db::sqlite())
+        .workers(2)
+        .github(&fake)
+        .start()
+        .await;
+    deliver_done(
+        &mut app,
+        "pull_request",
+        "o2",
+        &pr_event("opened", 2, json!({})),
+    )
+    .await;
+    assert_eq!(fake.labels_of(REPO, 2), ["racy"]);
+    let summary = only_run(&fake, "sha-own")["output"]["summary"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        summary.contains("on this repository's default branch"),
+        "{summary}"
+    );
+    app.stop().await;
+}
