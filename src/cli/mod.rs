@@ -1,11 +1,13 @@
 //! The command line: `repro-gate <subcommand>`. Every flag also reads its environment variable.
 
+mod agents_md;
 mod audit;
 mod check_body;
 mod classify;
 mod failures;
 mod history;
 mod input;
+mod lookup;
 mod serve;
 
 use std::path::PathBuf;
@@ -47,6 +49,12 @@ pub enum Command {
     Audit(audit::AuditArgs),
     /// The test history: record CI results, build and publish the reliability file, upload tokens.
     History(history::HistoryArgs),
+    /// A test's tier, stats and the tier's instruction from the reliability file, as JSON (exit 0
+    /// listed, 1 not listed, 2 bad input).
+    Lookup(lookup::LookupArgs),
+    /// The block for AGENTS.md / CLAUDE.md: what a coding agent does before reasoning about a
+    /// failing test, and what the gate asks.
+    AgentsMd(agents_md::AgentsMdArgs),
 }
 
 #[derive(Debug, Args)]
@@ -155,6 +163,8 @@ pub fn main() -> std::process::ExitCode {
     match cli.command {
         // The offline subcommands are pure: no runtime, no database.
         Command::Classify(args) => classify::run(args),
+        Command::Lookup(args) => lookup::run(args),
+        Command::AgentsMd(args) => agents_md::run(args),
         Command::CheckBody(args) => check_body::run(args),
         Command::Failures(args) => failures::run_failures(args),
         Command::Reliability(args) => failures::run_reliability(args),

@@ -134,7 +134,32 @@ pub fn rerun_command(package: Option<&str>, name: &str) -> Option<String> {
     ))
 }
 
-fn instruction(row: &Row) -> String {
+/// A reliability-file row for a test id (a lookup: no failure report behind it).
+pub fn row_for(id: &str, file: &ReliabilityFile) -> Row {
+    let (package, name) = crate::core::reliability::split_id(id);
+    let entry = file.find(package, name);
+    Row {
+        id: entry
+            .map(|e| e.id.clone())
+            .unwrap_or_else(|| id.to_string()),
+        name: name.to_string(),
+        package: package.map(str::to_string),
+        tier: entry.map(|e| e.tier).unwrap_or(file.policy.default_tier),
+        listed: entry.is_some(),
+        pass_rate: entry.and_then(|e| e.pass_rate),
+        runs: entry.and_then(|e| e.runs),
+        failures: entry.and_then(|e| e.failures),
+        owner: entry.and_then(|e| e.owner.clone()),
+        ticket: entry.and_then(|e| e.ticket.clone()),
+        note: entry.and_then(|e| e.note.clone()),
+        flaky: false,
+        session: None,
+    }
+}
+
+/// What a failure of the row's test asks of whoever reads it: the one wording of each tier's
+/// instruction, for the reliability comment and for `lookup`.
+pub fn instruction(row: &Row) -> String {
     match row.tier {
         Tier::Quarantined => "**Quarantined: this failure is NOT evidence.** Never change production code to make it pass. If your change touches what it covers, write a deterministic test for that instead.".to_string(),
         Tier::Trusted => "**Trusted: this failure is real evidence.** Investigate it.".to_string(),
@@ -144,7 +169,7 @@ fn instruction(row: &Row) -> String {
                 None => " (no command is offered: the test's name is not a plain identifier, so it is shown as data only)".to_string(),
             };
             format!(
-                "**{}: rerun it alone before forming a hypothesis**, 20 times on this branch and 20 times on the merge base:{how}\n\n  The same failure rate on both sides means this change did not cause it (\"not my bug\" is a finished task). Three failures in a row, or clearly more failures on the branch (for 20 runs: 0 on base vs 5 or more on the branch), means investigate.",
+                "**{}: rerun it alone, in isolation, before forming a hypothesis**, 20 times on this branch and 20 times on the merge base:{how}\n\n  The same failure rate on both sides means this change did not cause it (\"not my bug\" is a finished task). Three failures in a row, or clearly more failures on the branch (for 20 runs: 0 on base vs 5 or more on the branch), means investigate.",
                 if row.listed { "Probation" } else { "Not in the reliability file (probation)" },
             )
         }
