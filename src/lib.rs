@@ -11,6 +11,7 @@ pub mod core;
 pub mod github;
 pub mod handlers;
 pub mod history;
+pub mod local;
 pub mod queue;
 pub mod server;
 pub mod settings;

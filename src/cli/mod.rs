@@ -7,6 +7,7 @@ mod classify;
 mod failures;
 mod history;
 mod input;
+mod local;
 mod lookup;
 mod serve;
 
@@ -55,6 +56,12 @@ pub enum Command {
     /// The block for AGENTS.md / CLAUDE.md: what a coding agent does before reasoning about a
     /// failing test, and what the gate asks.
     AgentsMd(agents_md::AgentsMdArgs),
+    /// The retry protocol on this checkout: the test alone on HEAD and on the merge base, the
+    /// verdict as JSON (exit 0 a verdict, 2 could not run).
+    RerunLocal(local::RerunLocalArgs),
+    /// The verification of a reproduction on this checkout: the merge base with HEAD's test
+    /// files laid over it must fail, HEAD must pass (exit 0 verified, 1 not, 2 could not run).
+    VerifyLocal(local::VerifyLocalArgs),
 }
 
 #[derive(Debug, Args)]
@@ -165,6 +172,8 @@ pub fn main() -> std::process::ExitCode {
         Command::Classify(args) => classify::run(args),
         Command::Lookup(args) => lookup::run(args),
         Command::AgentsMd(args) => agents_md::run(args),
+        Command::RerunLocal(args) => local::rerun_local(args),
+        Command::VerifyLocal(args) => local::verify_local(args),
         Command::CheckBody(args) => check_body::run(args),
         Command::Failures(args) => failures::run_failures(args),
         Command::Reliability(args) => failures::run_reliability(args),

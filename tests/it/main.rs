@@ -12,6 +12,7 @@ mod gate;
 mod github_client;
 mod history;
 mod intake;
+mod local;
 mod metamorphic;
 mod operate;
 mod queue;

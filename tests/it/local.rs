@@ -1,0 +1,380 @@
+//! `rerun-local` and `verify-local` on temporary git repositories, run as a person runs them (the
+//! release binary's own command line): every verdict, the sides interleaved, and no worktree
+//! left after a run, an error or an interruption. Deterministic: a script whose failures are set
+//! by the commit (the command runner), and a small cargo project (the cargo runner).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_repro-gate");
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .expect("git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn write(dir: &Path, files: &[(&str, &str)]) {
+    for (p, t) in files {
+        let p = dir.join(p);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, t).expect("write");
+    }
+}
+
+/// A script standing in for one run of a test: it fails when `fails.txt` (set per commit)
+/// says so for this run's number on this side (`side.txt`), and logs the side it ran on.
+const SCRIPT: &str = "#!/bin/sh\n# t.sh TEST LOG: one run\nside=$(cat side.txt)\necho \"$side\" >> \"$2\"\nn=$(grep -c \"^$side$\" \"$2\")\nmode=$(cat fails.txt)\ncase \"$mode\" in\n  all) exit 1 ;;\n  none) exit 0 ;;\n  every*) k=${mode#every}; [ $((n % k)) -eq 0 ] && exit 1; exit 0 ;;\n  test) grep -q \"forces\" wake_test.go 2>/dev/null && ! grep -q fixed code.txt && exit 1; exit 0 ;;\nesac\n";
+
+/// A clone on branch `feature` of a repository whose main holds `base`; the branch adds
+/// `head`. origin/HEAD names main.
+fn repo(base: &[(&str, &str)], head: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let top = tempfile::tempdir().expect("tempdir");
+    let src = top.path().join("src");
+    let work = top.path().join("work");
+    std::fs::create_dir_all(&src).expect("mkdir");
+    git(&src, &["init", "-q", "-b", "main"]);
+    write(&src, &[("t.sh", SCRIPT)]);
+    write(&src, base);
+    git(&src, &["add", "-A"]);
+    git(&src, &["commit", "-q", "-m", "base"]);
+    git(
+        top.path(),
+        &[
+            "clone",
+            "-q",
+            src.to_str().expect("utf-8"),
+            work.to_str().expect("utf-8"),
+        ],
+    );
+    git(&work, &["checkout", "-q", "-b", "feature"]);
+    write(&work, head);
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "-q", "-m", "change"]);
+    (top, work)
+}
+
+fn run(work: &Path, args: &[&str]) -> (Output, Value) {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(work)
+        .output()
+        .expect("repro-gate runs");
+    let js = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out, js)
+}
+
+fn worktrees(work: &Path) -> usize {
+    git(work, &["worktree", "list", "--porcelain"])
+        .lines()
+        .filter(|l| l.starts_with("worktree "))
+        .count()
+}
+
+fn log_of(top: &Path, name: &str) -> String {
+    top.join(name).to_string_lossy().to_string()
+}
+
+fn rerun(mode_base: &str, mode_head: &str, runs: &str) -> (Output, Value, Vec<String>) {
+    let (top, work) = repro_case(mode_base, mode_head);
+    let log = log_of(top.path(), "sides.log");
+    let cmd = format!("sh t.sh {{test}} {log}");
+    let (out, js) = run(
+        &work,
+        &[
+            "rerun-local",
+            "pkg::TestFlaky",
+            "--runs",
+            runs,
+            "--runner",
+            "command",
+            "--command",
+            &cmd,
+        ],
+    );
+    assert_eq!(worktrees(&work), 1, "no worktree left");
+    let sides = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    (out, js, sides)
+}
+
+fn repro_case(mode_base: &str, mode_head: &str) -> (tempfile::TempDir, PathBuf) {
+    repo(
+        &[
+            ("side.txt", "base\n"),
+            ("fails.txt", &format!("{mode_base}\n")),
+        ],
+        &[
+            ("side.txt", "head\n"),
+            ("fails.txt", &format!("{mode_head}\n")),
+        ],
+    )
+}
+
+#[test]
+fn rerun_local_gives_each_verdict_with_the_sides_interleaved() {
+    let (out, js, sides) = rerun("every5", "every5", "20");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(js["verdict"], "not this change", "{js}");
+    assert_eq!(
+        (js["head"]["failures"].as_u64(), js["head"]["runs"].as_u64()),
+        (Some(4), Some(20))
+    );
+    assert_eq!(
+        (js["base"]["failures"].as_u64(), js["base"]["runs"].as_u64()),
+        (Some(4), Some(20))
+    );
+    assert!(
+        js["ticket"]
+            .as_str()
+            .is_some_and(|t| t.contains("Quarantine pkg::TestFlaky")),
+        "{js}"
+    );
+    // head, base, head, base, …: a machine slowing down part-way biases neither side.
+    let expected: Vec<&str> = (0..40)
+        .map(|i| if i % 2 == 0 { "head" } else { "base" })
+        .collect();
+    assert_eq!(sides, expected);
+
+    let (_, js, _) = rerun("none", "every2", "20");
+    assert_eq!(js["verdict"], "this change makes it fail", "{js}");
+    let (_, js, _) = rerun("all", "all", "10");
+    assert_eq!(js["verdict"], "broken on both", "{js}");
+    let (_, js, _) = rerun("none", "none", "10");
+    assert_eq!(js["verdict"], "no failure in n runs on either side", "{js}");
+}
+
+fn verify(base: &[(&str, &str)], head: &[(&str, &str)], extra: &[&str]) -> (Output, Value) {
+    let (top, work) = repo(base, head);
+    let log = log_of(top.path(), "sides.log");
+    let cmd = format!("sh t.sh {{test}} {log}");
+    let mut args = vec![
+        "verify-local",
+        "--test",
+        "pkg::TestWake",
+        "--runs",
+        "10",
+        "--runner",
+        "command",
+        "--command",
+        &cmd,
+    ];
+    args.extend_from_slice(extra);
+    let (out, js) = run(&work, &args);
+    assert_eq!(worktrees(&work), 1, "no worktree left");
+    (out, js)
+}
+
+#[test]
+fn verify_local_gives_each_verdict_and_lays_heads_test_files_over_the_merge_base() {
+    // The branch adds a forcing test and the fix: the merge base with that test fails every run.
+    let base = [
+        ("side.txt", "base\n"),
+        ("fails.txt", "test\n"),
+        ("code.txt", "bug\n"),
+    ];
+    let fixed = [
+        ("wake_test.go", "// TestWake forces the lost wakeup\n"),
+        ("code.txt", "fixed\n"),
+        ("side.txt", "head\n"),
+    ];
+    let (out, js) = verify(&base, &fixed, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{js} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(js["verdict"], "verified");
+    assert_eq!(
+        (
+            js["base"]["failures"].as_u64(),
+            js["head"]["failures"].as_u64()
+        ),
+        (Some(10), Some(0))
+    );
+    assert_eq!(js["tests_laid_over"], serde_json::json!(["wake_test.go"]));
+
+    // A test that forces nothing: the base passes.
+    let noop = [
+        ("wake_test.go", "// TestWake waits\n"),
+        ("code.txt", "fixed\n"),
+        ("side.txt", "head\n"),
+    ];
+    let (out, js) = verify(&base, &noop, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(js["verdict"], "does not fail without the change");
+
+    // Some base runs only.
+    let flaky_base = [("side.txt", "base\n"), ("fails.txt", "every2\n")];
+    let (_, js) = verify(
+        &flaky_base,
+        &[("side.txt", "head\n"), ("fails.txt", "none\n")],
+        &[],
+    );
+    assert_eq!(js["verdict"], "not deterministic");
+
+    // The head still fails.
+    let (out, js) = verify(
+        &[("side.txt", "base\n"), ("fails.txt", "all\n")],
+        &[("side.txt", "head\n"), ("fails.txt", "every3\n")],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(js["verdict"], "still fails with the change");
+
+    // No base to compare with: could not run, exit 2, nothing left behind.
+    let (out, _) = verify(&base, &fixed, &["--base", "no-such-ref"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_claim_that_cannot_be_passed_safely_is_refused_before_anything_runs() {
+    let (top, work) = repo(
+        &[("side.txt", "base\n"), ("fails.txt", "none\n")],
+        &[("side.txt", "head\n")],
+    );
+    let (out, _) = run(
+        &work,
+        &[
+            "verify-local",
+            "--test",
+            "T$(touch pwned)",
+            "--runner",
+            "command",
+            "--command",
+            "sh t.sh {test} x",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!work.join("pwned").exists() && !top.path().join("pwned").exists());
+    assert_eq!(worktrees(&work), 1);
+}
+
+#[test]
+fn an_interrupted_run_leaves_no_worktree() {
+    let (top, work) = repo(
+        &[
+            ("side.txt", "base\n"),
+            ("fails.txt", "none\n"),
+            ("slow.sh", "#!/bin/sh\necho started >> \"$1\"\nsleep 30\n"),
+        ],
+        &[("side.txt", "head\n")],
+    );
+    let started = top.path().join("started");
+    let cmd = format!("sh slow.sh {}", started.display());
+    let mut child = Command::new(BIN)
+        .args([
+            "rerun-local",
+            "pkg::TestSlow",
+            "--runs",
+            "5",
+            "--runner",
+            "command",
+            "--command",
+            &cmd,
+        ])
+        .current_dir(&work)
+        .spawn()
+        .expect("spawn");
+    // Wait for the first run to have started (an explicit signal, not a sleep guess).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !started.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first run never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(worktrees(&work), 3, "both worktrees exist while it runs");
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .expect("kill")
+            .success()
+    );
+    let status = child.wait().expect("wait");
+    assert_eq!(
+        status.code(),
+        Some(2),
+        "an interrupted run could not finish"
+    );
+    assert_eq!(worktrees(&work), 1, "no worktree left after Ctrl-C");
+}
+
+#[test]
+fn the_cargo_runner_reads_the_tests_own_results() {
+    if Command::new("cargo").arg("--version").output().is_err() {
+        eprintln!("skipped: cargo is not on PATH");
+        return;
+    }
+    let manifest =
+        "[package]\nname = \"wake\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n";
+    let (_top, work) = repo(
+        &[
+            ("Cargo.toml", manifest),
+            (".gitignore", "target/\n"),
+            ("src/lib.rs", "pub fn wakes() -> bool { false }\n"),
+        ],
+        &[
+            ("src/lib.rs", "pub fn wakes() -> bool { true }\n"),
+            (
+                "tests/wake.rs",
+                "#[test]\nfn wakeup_ordering() { assert!(wake::wakes()); }\n",
+            ),
+        ],
+    );
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "verify-local",
+        "--test",
+        "tests/wake.rs::wakeup_ordering",
+        "--runs",
+        "2",
+        "--runner",
+        "cargo",
+    ])
+    .current_dir(&work);
+    // A person's shell, not this test build's: none of cargo's variables for it.
+    for (k, _) in std::env::vars() {
+        if k.starts_with("CARGO_") && k != "CARGO_HOME" || k == "RUSTC_WRAPPER" {
+            cmd.env_remove(k);
+        }
+    }
+    let out = cmd.output().expect("runs");
+    let js: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(
+        js["verdict"],
+        "verified",
+        "{js} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        (js["base"]["failures"].as_u64(), js["base"]["runs"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert_eq!(worktrees(&work), 1);
+}
