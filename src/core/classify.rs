@@ -361,8 +361,17 @@ fn scan_patch(path: &str, language: Lang, patch: &str, sync_only: bool, reasons:
             kinds.push((line.kind, hunk));
             shapes.push(Shape::of(line.text));
         }
-        new_state = resync(language, line.text, new_state);
-        old_state = resync(language, line.text, old_state);
+        // Each side resyncs on the lines it reads.
+        new_state = if line.kind == LineKind::Removed {
+            new_state
+        } else {
+            resync(language, line.text, new_state)
+        };
+        old_state = if line.kind == LineKind::Added {
+            old_state
+        } else {
+            resync(language, line.text, old_state)
+        };
         match line.kind {
             LineKind::Context => {
                 // Context advances both sides; one lexing serves both when they agree.

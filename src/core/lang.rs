@@ -230,9 +230,10 @@ pub fn resync(lang: Lang, line: &str, state: LexState) -> LexState {
     // with no opening in sight: a line that starts with `* ` (or is `*`, or closes with `*/`)
     // is a comment line, not code (a dereference is `*p`, with no space).
     if lang != Lang::Python && state == LexState::Code {
-        let t = line.trim_start();
-        let rest = t.strip_prefix('*');
-        if rest.is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']) || r.starts_with('/')) {
+        // Bytes, not chars: this runs on every line of every patch.
+        let b = line.as_bytes();
+        let i = b.iter().position(|&c| c != b' ' && c != b'\t').unwrap_or(b.len());
+        if b.get(i) == Some(&b'*') && matches!(b.get(i + 1), None | Some(b' ' | b'\t' | b'/')) {
             return LexState::BlockComment { depth: 1 };
         }
     }
