@@ -37,23 +37,9 @@ pub struct Row {
 /// tiers the config asks a comment for (quarantined always gets one: a failure there must be
 /// called out as not evidence).
 pub fn rows(report: &Report, file: &ReliabilityFile, comment_tiers: &[Tier]) -> Vec<Row> {
-    let to_row = |t: &FailedTest, flaky: bool| {
-        let entry = file.find(t.package.as_deref(), &t.name);
-        Row {
-            id: entry.map(|e| e.id.clone()).unwrap_or_else(|| t.id()),
-            name: t.name.clone(),
-            package: t.package.clone(),
-            tier: entry.map(|e| e.tier).unwrap_or(file.policy.default_tier),
-            listed: entry.is_some(),
-            pass_rate: entry.and_then(|e| e.pass_rate),
-            runs: entry.and_then(|e| e.runs),
-            failures: entry.and_then(|e| e.failures),
-            owner: entry.and_then(|e| e.owner.clone()),
-            ticket: entry.and_then(|e| e.ticket.clone()),
-            note: entry.and_then(|e| e.note.clone()),
-            flaky,
-            session: None,
-        }
+    let to_row = |t: &FailedTest, flaky: bool| Row {
+        flaky,
+        ..row_of(&t.id(), t.package.as_deref(), &t.name, file)
     };
     report
         .failed
@@ -137,6 +123,11 @@ pub fn rerun_command(package: Option<&str>, name: &str) -> Option<String> {
 /// A reliability-file row for a test id (a lookup: no failure report behind it).
 pub fn row_for(id: &str, file: &ReliabilityFile) -> Row {
     let (package, name) = crate::core::reliability::split_id(id);
+    row_of(id, package, name, file)
+}
+
+/// The row of a test (`id`, as `package` and `name`) from the file's entry, if it has one.
+fn row_of(id: &str, package: Option<&str>, name: &str, file: &ReliabilityFile) -> Row {
     let entry = file.find(package, name);
     Row {
         id: entry

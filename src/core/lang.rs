@@ -232,7 +232,10 @@ pub fn resync(lang: Lang, line: &str, state: LexState) -> LexState {
     if lang != Lang::Python && state == LexState::Code {
         // Bytes, not chars: this runs on every line of every patch.
         let b = line.as_bytes();
-        let i = b.iter().position(|&c| c != b' ' && c != b'\t').unwrap_or(b.len());
+        let i = b
+            .iter()
+            .position(|&c| c != b' ' && c != b'\t')
+            .unwrap_or(b.len());
         if b.get(i) == Some(&b'*') && matches!(b.get(i + 1), None | Some(b' ' | b'\t' | b'/')) {
             return LexState::BlockComment { depth: 1 };
         }

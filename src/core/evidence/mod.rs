@@ -460,17 +460,22 @@ fn traces_of(doc: &Doc, body: &str, f: &mut Findings) {
                 .cloned()
                 .or_else(|| doc.fields.test.clone()),
             detail: format!("{} (line {line})", hit.summary),
-            rule: match hit.tool {
-                "go-race" => "trace.go-race",
-                "tsan" => "trace.tsan",
-                "helgrind" => "trace.helgrind",
-                "drd" => "trace.drd",
-                _ => "trace.miri",
-            },
+            rule: trace_rule(hit.tool),
             line: Some(line),
             seed: None,
             files: hit.files,
         });
+    }
+}
+
+/// The rule name of a race report from `tool`.
+fn trace_rule(tool: &str) -> &'static str {
+    match tool {
+        "go-race" => "trace.go-race",
+        "tsan" => "trace.tsan",
+        "helgrind" => "trace.helgrind",
+        "drd" => "trace.drd",
+        _ => "trace.miri",
     }
 }
 
@@ -518,13 +523,7 @@ fn rendered_traces(doc: &Doc, f: &mut Findings) {
                 kind: EvidenceKind::Trace,
                 test,
                 detail: format!("{} ({})", hit.summary, where_(b, b.line + li)),
-                rule: match hit.tool {
-                    "go-race" => "trace.go-race",
-                    "tsan" => "trace.tsan",
-                    "helgrind" => "trace.helgrind",
-                    "drd" => "trace.drd",
-                    _ => "trace.miri",
-                },
+                rule: trace_rule(hit.tool),
                 line: line_no(b, li),
                 seed: None,
                 files: hit.files,
