@@ -7,6 +7,7 @@ mod enqueue;
 mod job;
 mod maintenance;
 mod schedule;
+pub mod settings;
 mod task;
 mod worker;
 

@@ -10,10 +10,10 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
+use super::settings::QueueSettings;
 use super::{Delivery, Job, JobError, JobHandler, QueueEvent, QueueEventKind, Task, Work};
 use crate::clock::Clock;
 use crate::core::backoff::retry_delay;
-use crate::settings::QueueSettings;
 use crate::store::{ClaimedJob, Store};
 
 /// What every worker shares.
