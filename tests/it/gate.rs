@@ -392,11 +392,8 @@ async fn the_owners_github_repository_configures_a_repository_without_a_file(db:
     );
     fake.put_file(REPO, "main", ".github/repro-gate.yml", "label: racy\n");
     add_racy_pr(&fake, 2, "sha-own");
-    let mut app = Spawn::new(&Db::sqlite())
-        .workers(2)
-        .github(&fake)
-        .start()
-        .await;
+    // The same database: a later repository of the same installation.
+    let mut app = crate::gate::app(&db, &fake).await;
     deliver_done(
         &mut app,
         "pull_request",
