@@ -12,7 +12,7 @@ use crate::core::rerun::comment::{SessionView, SideState, SideView, Trigger, tic
 use crate::core::rerun::verdict::{Verdict, assess};
 use crate::core::verify::{self, Claim};
 use crate::local::session::{Stderr, Stopped};
-use crate::local::{Checkout, Runner, RunnerKind, run_sides};
+use crate::local::{Checkout, Runner, RunnerKind, SideResult, run_sides};
 
 use super::input::{print_json, read_text};
 
@@ -88,6 +88,33 @@ fn sides(args: &RunArgs) -> Result<(Checkout, String, String), String> {
     Ok((co, head, mb))
 }
 
+/// Worktrees of `head` and of `mb` (with `overlay` laid over it from `head`), the test run
+/// `run.runs` times on each, interleaved. The worktrees go when this returns, and on Ctrl-C.
+fn run_both(
+    co: &Checkout,
+    head: &str,
+    mb: &str,
+    overlay: &[String],
+    run: &RunArgs,
+    test: &str,
+    seed: Option<&str>,
+) -> Result<(Runner, SideResult, SideResult), String> {
+    let h = co.worktree(head, "head")?;
+    let b = co.worktree(mb, "base")?;
+    b.lay_over(head, overlay)?;
+    let runner = Runner::resolve(run.runner, run.command.clone(), &h.path)?;
+    let progress = Stderr::new(run.runs * 2);
+    let ran = runtime()?.block_on(run_sides(
+        &runner, &h.path, &b.path, test, seed, run.runs, &progress,
+    ));
+    progress.finish();
+    match ran {
+        Ok((hr, br)) => Ok((runner, hr, br)),
+        Err(Stopped::Interrupted) => Err("interrupted".into()),
+        Err(Stopped::Failed(e)) => Err(e),
+    }
+}
+
 pub fn rerun_local(args: RerunLocalArgs) -> ExitCode {
     let (co, head, mb) = match sides(&args.run) {
         Ok(s) => s,
@@ -99,29 +126,7 @@ pub fn rerun_local(args: RerunLocalArgs) -> ExitCode {
         );
     }
     let result = (|| -> Result<serde_json::Value, String> {
-        let h = co.worktree(&head, "head")?;
-        let b = co.worktree(&mb, "base")?;
-        let runner = Runner::resolve(args.run.runner, args.run.command.clone(), &h.path)?;
-        let progress = Stderr::new(args.run.runs * 2);
-        let rt = runtime()?;
-        let ran = rt.block_on(run_sides(
-            &runner,
-            &h.path,
-            &b.path,
-            &args.test,
-            None,
-            args.run.runs,
-            &progress,
-        ));
-        progress.finish();
-        let (hr, br) = match ran {
-            Ok(r) => r,
-            Err(Stopped::Interrupted) => {
-                co.remove_all();
-                return Err("interrupted".into());
-            }
-            Err(Stopped::Failed(e)) => return Err(e),
-        };
+        let (runner, hr, br) = run_both(&co, &head, &mb, &[], &args.run, &args.test, None)?;
         let a = assess(hr.count(), br.count());
         let phrase = match a.verdict {
             Verdict::NotThisChange => "not this change",
@@ -210,32 +215,17 @@ pub fn verify_local(args: VerifyLocalArgs) -> ExitCode {
             .into_iter()
             .filter(|p| is_test_file(p))
             .collect();
-        let h = co.worktree(&head, "head")?;
-        let b = co.worktree(&mb, "base")?;
-        b.lay_over(&head, &tests)?;
-        let runner = Runner::resolve(args.run.runner, args.run.command.clone(), &h.path)?;
         let test = claim.test_input();
-        let progress = Stderr::new(args.run.runs * 2);
-        let rt = runtime()?;
-        let ran = rt.block_on(run_sides(
-            &runner,
-            &h.path,
-            &b.path,
+        let (runner, hr, br) = run_both(
+            &co,
+            &head,
+            &mb,
+            &tests,
+            &args.run,
             &test,
             claim.seed.as_deref(),
-            args.run.runs,
-            &progress,
-        ));
-        progress.finish();
-        let (hr, br) = match ran {
-            Ok(r) => r,
-            Err(Stopped::Interrupted) => {
-                co.remove_all();
-                return Err("interrupted".into());
-            }
-            Err(Stopped::Failed(e)) => return Err(e),
-        };
-        let done = |r: crate::local::SideResult| verify::SideState::Done {
+        )?;
+        let done = |r: SideResult| verify::SideState::Done {
             count: r.count(),
             run_url: None,
         };
