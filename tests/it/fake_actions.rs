@@ -264,3 +264,56 @@ fn copy_files(w: &mut World, repo: &str, sha: &str, to: &str) {
         w.files.insert((repo.to_string(), to.to_string(), p), c);
     }
 }
+
+/// A JUnit report of `runs` runs of one test, the first `fails` failing.
+pub fn junit_runs(classname: &str, name: &str, runs: usize, fails: usize) -> String {
+    let mut xml = String::from("<testsuites><testsuite name=\"s\">");
+    for i in 0..runs {
+        xml.push_str(&format!(
+            "<testcase classname=\"{classname}\" name=\"{name}\">"
+        ));
+        if i < fails {
+            xml.push_str("<failure message=\"seed: 4242\"/>");
+        }
+        xml.push_str("</testcase>");
+    }
+    xml.push_str("</testsuite></testsuites>");
+    xml
+}
+
+/// A session's run `run` (of `repo`) completing as the shipped workflow does: its report as
+/// the artifact `repro-gate-rerun-junit`, and the `workflow_run` completed delivery to send.
+pub fn finish_run(
+    fake: &crate::fake_github::FakeGitHub,
+    repo: &str,
+    run: u64,
+    session: &str,
+    side: &str,
+    report: &str,
+) -> String {
+    fake.with(|w| {
+        w.actions.runs.insert(
+            run,
+            FakeRun {
+                artifacts: vec![(
+                    run + 10_000,
+                    "repro-gate-rerun-junit".into(),
+                    zip_of(&[("report.xml", report)]),
+                )],
+                jobs: vec![],
+            },
+        );
+    });
+    json!({
+        "action": "completed",
+        "workflow_run": {
+            "id": run, "run_attempt": 1, "head_sha": "main-sha", "head_branch": "main",
+            "event": "workflow_dispatch", "conclusion": "success",
+            "display_title": format!("repro-gate rerun {session} {side}"),
+            "html_url": format!("https://github.com/{repo}/actions/runs/{run}")
+        },
+        "repository": {"full_name": repo, "default_branch": "main"},
+        "installation": {"id": 7}
+    })
+    .to_string()
+}

@@ -12,7 +12,7 @@ use repro_gate::queue::QueueEventKind;
 
 use crate::both_backends;
 use crate::common::{Db, Spawn, TestApp};
-use crate::fake_actions::{FakeRun, zip_of};
+use crate::fake_actions::{finish_run, junit_runs};
 use crate::fake_github::FakeGitHub;
 use crate::gate::{REPO, deliver_done, world};
 
@@ -95,40 +95,14 @@ async fn complete(
     side: &str,
     fails: usize,
 ) {
-    let mut xml = String::from("<testsuites><testsuite name=\"s\">");
-    for i in 0..20 {
-        if i < fails {
-            xml.push_str("<testcase classname=\"services/billing/integration\" name=\"TestInvoiceRetryIdempotent\"><failure message=\"seed: 4242\"/></testcase>");
-        } else {
-            xml.push_str("<testcase classname=\"services/billing/integration\" name=\"TestInvoiceRetryIdempotent\"/>");
-        }
-    }
-    xml.push_str("</testsuite></testsuites>");
-    fake.with(|w| {
-        w.actions.runs.insert(
-            run,
-            FakeRun {
-                artifacts: vec![(
-                    run + 10_000,
-                    "repro-gate-rerun-junit".into(),
-                    zip_of(&[("report.xml", &xml)]),
-                )],
-                jobs: vec![],
-            },
-        );
-    });
-    let ev = json!({
-        "action": "completed",
-        "workflow_run": {
-            "id": run, "run_attempt": 1, "head_sha": "main-sha", "head_branch": "main",
-            "event": "workflow_dispatch", "conclusion": "success",
-            "display_title": format!("repro-gate rerun {session} {side}"),
-            "html_url": format!("https://github.com/{REPO}/actions/runs/{run}")
-        },
-        "repository": {"full_name": REPO, "default_branch": "main"},
-        "installation": {"id": 7}
-    });
-    deliver_done(app, "workflow_run", &format!("run-{run}"), &ev.to_string()).await;
+    let report = junit_runs(
+        "services/billing/integration",
+        "TestInvoiceRetryIdempotent",
+        20,
+        fails,
+    );
+    let ev = finish_run(fake, REPO, run, session, side, &report);
+    deliver_done(app, "workflow_run", &format!("run-{run}"), &ev).await;
 }
 
 async fn a_rerun_command_dispatches_both_sides_and_its_comment_gives_the_verdict(db: Db) {
@@ -417,39 +391,15 @@ async fn two_sessions_of_one_test_finishing_together_open_one_quarantine_issue(d
     complete(&mut app, &fake, 862, &s2, "branch", 4).await;
     // The last side of each session arrives at once: two ticket jobs for one test.
     for (run, session) in [(863, &s1), (864, &s2)] {
-        let mut xml = String::from("<testsuites><testsuite name=\"s\">");
-        for i in 0..20 {
-            xml.push_str("<testcase classname=\"services/billing/integration\" name=\"TestInvoiceRetryIdempotent\">");
-            if i < 3 {
-                xml.push_str("<failure message=\"x\"/>");
-            }
-            xml.push_str("</testcase>");
-        }
-        xml.push_str("</testsuite></testsuites>");
-        fake.with(|w| {
-            w.actions.runs.insert(
-                run,
-                FakeRun {
-                    artifacts: vec![(
-                        run + 10_000,
-                        "repro-gate-rerun-junit".into(),
-                        zip_of(&[("report.xml", &xml)]),
-                    )],
-                    jobs: vec![],
-                },
-            )
-        });
-        let ev = json!({
-            "action": "completed",
-            "workflow_run": {"id": run, "run_attempt": 1, "head_sha": "main-sha", "head_branch": "main",
-                "event": "workflow_dispatch", "conclusion": "success",
-                "display_title": format!("repro-gate rerun {session} base"),
-                "html_url": format!("https://github.com/{REPO}/actions/runs/{run}")},
-            "repository": {"full_name": REPO, "default_branch": "main"},
-            "installation": {"id": 7}
-        });
+        let report = junit_runs(
+            "services/billing/integration",
+            "TestInvoiceRetryIdempotent",
+            20,
+            3,
+        );
+        let ev = finish_run(&fake, REPO, run, session, "base", &report);
         let a = app
-            .deliver("workflow_run", &format!("run-{run}"), &ev.to_string())
+            .deliver("workflow_run", &format!("run-{run}"), &ev)
             .await;
         assert_eq!(a.json["status"], "queued");
     }

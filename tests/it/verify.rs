@@ -14,7 +14,7 @@ use repro_gate::store::Store;
 
 use crate::both_backends;
 use crate::common::{Db, Spawn, TestApp};
-use crate::fake_actions::{FakeRun, zip_of};
+use crate::fake_actions::{finish_run, junit_runs};
 use crate::fake_github::FakeGitHub;
 use crate::gate::{RACY_PATCH, REPO, deliver_done, pr_event, world};
 
@@ -121,40 +121,9 @@ async fn complete(
     fails: usize,
     runs: usize,
 ) {
-    let mut xml = String::from("<testsuites><testsuite name=\"pool\">");
-    for i in 0..runs {
-        xml.push_str("<testcase classname=\"pool\" name=\"TestCheckoutWakeupOrdering\">");
-        if i < fails {
-            xml.push_str("<failure message=\"lost wakeup\"/>");
-        }
-        xml.push_str("</testcase>");
-    }
-    xml.push_str("</testsuite></testsuites>");
-    fake.with(|w| {
-        w.actions.runs.insert(
-            run,
-            FakeRun {
-                artifacts: vec![(
-                    run + 10_000,
-                    "repro-gate-rerun-junit".into(),
-                    zip_of(&[("report.xml", &xml)]),
-                )],
-                jobs: vec![],
-            },
-        );
-    });
-    let ev = json!({
-        "action": "completed",
-        "workflow_run": {
-            "id": run, "run_attempt": 1, "head_sha": "main-sha", "head_branch": "main",
-            "event": "workflow_dispatch", "conclusion": "success",
-            "display_title": format!("repro-gate rerun {session} {side}"),
-            "html_url": format!("https://github.com/{REPO}/actions/runs/{run}")
-        },
-        "repository": {"full_name": REPO, "default_branch": "main"},
-        "installation": {"id": 7}
-    });
-    deliver_done(app, "workflow_run", &format!("run-{run}"), &ev.to_string()).await;
+    let report = junit_runs("pool", "TestCheckoutWakeupOrdering", runs, fails);
+    let ev = finish_run(fake, REPO, run, session, side, &report);
+    deliver_done(app, "workflow_run", &format!("run-{run}"), &ev).await;
     // The session asks for the PR to be evaluated again: the check shows what came in.
     app.wait_for(|e| e.work == "evaluate_pr" && e.kind == QueueEventKind::Done)
         .await;
