@@ -12,6 +12,7 @@ pub mod github;
 pub mod handlers;
 pub mod history;
 pub mod local;
+pub mod mcp;
 pub mod queue;
 pub mod server;
 pub mod settings;

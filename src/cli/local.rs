@@ -1,18 +1,14 @@
 //! `repro-gate rerun-local TEST` (§10 on this checkout) and `repro-gate verify-local` (§11 on
-//! this checkout): the same verdicts from the same `core` code the App uses, JSON on stdout,
-//! progress on stderr, and no worktree left behind, also on an error or Ctrl-C.
+//! this checkout): flags in, `local::protocol` does the work (the MCP server calls the same
+//! functions), JSON on stdout, progress on stderr, worktrees removed also on Ctrl-C.
 
 use std::process::ExitCode;
 
-use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
-use crate::core::evidence::check_body;
-use crate::core::lang::is_test_file;
-use crate::core::rerun::comment::{SessionView, SideState, SideView, Trigger, ticket};
-use crate::core::rerun::verdict::{Verdict, assess};
-use crate::core::verify::{self, Claim};
-use crate::local::session::{Stderr, Stopped};
-use crate::local::{Checkout, Runner, RunnerKind, SideResult, run_sides};
+use crate::local::RunnerKind;
+use crate::local::protocol::{self, Finished, Options};
+use crate::local::session::Stderr;
 
 use super::input::{print_json, read_text};
 
@@ -31,6 +27,17 @@ pub struct RunArgs {
     /// by shell-quoted values; its exit status is the run's result.
     #[arg(long)]
     pub command: Option<String>,
+}
+
+impl RunArgs {
+    fn options(&self) -> Options {
+        Options {
+            runs: self.runs,
+            base: self.base.clone(),
+            runner: self.runner,
+            command: self.command.clone(),
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -62,232 +69,89 @@ fn could_not(why: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, String> {
-    tokio::runtime::Builder::new_current_thread()
+/// Runs `work` on a small runtime with Ctrl-C cancelling it and a progress bar of `total` runs.
+fn drive<F, W>(total: u32, work: W) -> ExitCode
+where
+    W: FnOnce(Stderr, CancellationToken) -> F,
+    F: std::future::Future<Output = Result<Finished, String>>,
+{
+    let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("a runtime: {e}"))
-}
-
-/// The checkout, its HEAD and the merge base with `--base`.
-fn sides(args: &RunArgs) -> Result<(Checkout, String, String), String> {
-    if args.runs == 0 || args.runs > crate::core::config::MAX_RERUN_RUNS {
-        return Err(format!(
-            "--runs must be between 1 and {}",
-            crate::core::config::MAX_RERUN_RUNS
-        ));
-    }
-    let here = std::env::current_dir().map_err(|e| format!("the working directory: {e}"))?;
-    let co = Checkout::at(&here)?;
-    let head = co.commit("HEAD")?;
-    let base_ref = match &args.base {
-        Some(b) => b.clone(),
-        None => co.default_base()?,
+    {
+        Ok(rt) => rt,
+        Err(e) => return could_not(format!("a runtime: {e}")),
     };
-    let mb = co.merge_base(&base_ref)?;
-    Ok((co, head, mb))
+    let stop = CancellationToken::new();
+    let result = rt.block_on(async {
+        let on_signal = stop.clone();
+        let signal = tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_signal.cancel();
+            }
+        });
+        let r = work(Stderr::new(total), stop.clone()).await;
+        signal.abort();
+        r
+    });
+    match result {
+        Ok(f) => {
+            if f.json["uncommitted_changes_ignored"] == true {
+                eprintln!(
+                    "note: uncommitted changes are not part of the runs (both sides run as committed)"
+                );
+            }
+            match print_json(&f.json) {
+                Ok(()) => ExitCode::from(f.exit),
+                Err(e) => could_not(e),
+            }
+        }
+        Err(e) => could_not(e),
+    }
 }
 
-/// Worktrees of `head` and of `mb` (with `overlay` laid over it from `head`), the test run
-/// `run.runs` times on each, interleaved. The worktrees go when this returns, and on Ctrl-C.
-fn run_both(
-    co: &Checkout,
-    head: &str,
-    mb: &str,
-    overlay: &[String],
-    run: &RunArgs,
-    test: &str,
-    seed: Option<&str>,
-) -> Result<(Runner, SideResult, SideResult), String> {
-    let h = co.worktree(head, "head")?;
-    let b = co.worktree(mb, "base")?;
-    b.lay_over(head, overlay)?;
-    let runner = Runner::resolve(run.runner, run.command.clone(), &h.path)?;
-    let progress = Stderr::new(run.runs * 2);
-    let ran = runtime()?.block_on(run_sides(
-        &runner, &h.path, &b.path, test, seed, run.runs, &progress,
-    ));
-    progress.finish();
-    match ran {
-        Ok((hr, br)) => Ok((runner, hr, br)),
-        Err(Stopped::Interrupted) => Err("interrupted".into()),
-        Err(Stopped::Failed(e)) => Err(e),
-    }
+fn here() -> Result<std::path::PathBuf, String> {
+    std::env::current_dir().map_err(|e| format!("the working directory: {e}"))
 }
 
 pub fn rerun_local(args: RerunLocalArgs) -> ExitCode {
-    let (co, head, mb) = match sides(&args.run) {
-        Ok(s) => s,
+    let dir = match here() {
+        Ok(d) => d,
         Err(e) => return could_not(e),
     };
-    if co.dirty() {
-        eprintln!(
-            "note: uncommitted changes are not part of the runs (both sides run as committed)"
-        );
-    }
-    let result = (|| -> Result<serde_json::Value, String> {
-        let (runner, hr, br) = run_both(&co, &head, &mb, &[], &args.run, &args.test, None)?;
-        let a = assess(hr.count(), br.count());
-        let phrase = match a.verdict {
-            Verdict::NotThisChange => "not this change",
-            Verdict::ThisChangeMakesItFail => "this change makes it fail",
-            Verdict::BrokenOnBoth => "broken on both",
-            Verdict::NoFailure => "no failure in n runs on either side",
-            Verdict::Inconclusive => "inconclusive",
-            Verdict::NoResults => "no results",
-        };
-        let ticket_text = (a.verdict == Verdict::NotThisChange).then(|| {
-            let view = SessionView {
-                session: "local",
-                test: &args.test,
-                runs: args.run.runs,
-                workflow: "rerun-local",
-                trigger: Trigger::Command("local"),
-                branch: SideView {
-                    sha: &head,
-                    state: SideState::Done {
-                        count: hr.count(),
-                        run_url: None,
-                        seeds: &[],
-                    },
-                },
-                base: SideView {
-                    sha: &mb,
-                    state: SideState::Done {
-                        count: br.count(),
-                        run_url: None,
-                        seeds: &[],
-                    },
-                },
-                history: None,
-                timed_out_after: None,
-                ticket_issue: None,
-            };
-            ticket(&view, &a, hr.count(), br.count())
-        });
-        Ok(json!({
-            "test": args.test,
-            "verdict": phrase,
-            "head": {"sha": head, "failures": hr.failures, "runs": hr.runs, "no_result": hr.missing,
-                     "interval": [a.branch_interval.0, a.branch_interval.1]},
-            "base": {"sha": mb, "failures": br.failures, "runs": br.runs, "no_result": br.missing,
-                     "interval": [a.base_interval.0, a.base_interval.1]},
-            "p": a.p,
-            "ticket": ticket_text,
-            "runner": format!("{:?}", runner.kind).to_lowercase(),
-        }))
-    })();
-    co.remove_all();
-    match result {
-        Ok(v) => {
-            let none = v["verdict"] == "no results";
-            if let Err(e) = print_json(&v) {
-                return could_not(e);
-            }
-            if none {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
-        Err(e) => could_not(e),
-    }
+    let opts = args.run.options();
+    drive(opts.runs.saturating_mul(2), |progress, stop| async move {
+        let r = protocol::rerun(&dir, &args.test, &opts, &progress, &stop).await;
+        progress.finish();
+        r
+    })
 }
 
 pub fn verify_local(args: VerifyLocalArgs) -> ExitCode {
-    let claim = match claim_of(&args) {
+    let body = match &args.body {
+        Some(b) => match read_text(b, "the description") {
+            Ok(t) => Some(t),
+            Err(e) => return could_not(e),
+        },
+        None => None,
+    };
+    let claim = match protocol::claim_of(
+        body.as_deref(),
+        args.test.as_deref(),
+        args.seed.as_deref(),
+        args.run.command.is_some(),
+    ) {
         Ok(c) => c,
         Err(e) => return could_not(e),
     };
-    if let Err(e) = claim.check() {
-        return could_not(e);
-    }
-    let (co, head, mb) = match sides(&args.run) {
-        Ok(s) => s,
+    let dir = match here() {
+        Ok(d) => d,
         Err(e) => return could_not(e),
     };
-    if co.dirty() {
-        eprintln!("note: uncommitted changes are not part of the runs (HEAD runs as committed)");
-    }
-    let result = (|| -> Result<serde_json::Value, String> {
-        let tests: Vec<String> = co
-            .changed_files(&mb, &head)?
-            .into_iter()
-            .filter(|p| is_test_file(p))
-            .collect();
-        let test = claim.test_input();
-        let (runner, hr, br) = run_both(
-            &co,
-            &head,
-            &mb,
-            &tests,
-            &args.run,
-            &test,
-            claim.seed.as_deref(),
-        )?;
-        let done = |r: SideResult| verify::SideState::Done {
-            count: r.count(),
-            run_url: None,
-        };
-        let o = verify::assess(&done(hr), &done(br), false).unwrap_or(verify::Outcome {
-            verdict: verify::Verdict::CouldNotRun,
-            reason: None,
-        });
-        Ok(json!({
-            "test": test,
-            "seed": claim.seed,
-            "verdict": o.verdict.as_str(),
-            "reason": o.reason,
-            "head": {"sha": head, "failures": hr.failures, "runs": hr.runs, "no_result": hr.missing},
-            "base": {"sha": mb, "failures": br.failures, "runs": br.runs, "no_result": br.missing},
-            "tests_laid_over": tests,
-            "runner": format!("{:?}", runner.kind).to_lowercase(),
-        }))
-    })();
-    co.remove_all();
-    match result {
-        Ok(v) => {
-            let verdict = v["verdict"].as_str().unwrap_or("").to_string();
-            if let Err(e) = print_json(&v) {
-                return could_not(e);
-            }
-            match verdict.as_str() {
-                "verified" => ExitCode::SUCCESS,
-                "could not run" => ExitCode::from(2),
-                _ => ExitCode::from(1),
-            }
-        }
-        Err(e) => could_not(e),
-    }
-}
-
-/// The claim: `--test`/`--seed`, else the description's (read by the gate's own parser).
-fn claim_of(args: &VerifyLocalArgs) -> Result<Claim, String> {
-    let from_body = match &args.body {
-        Some(b) => {
-            let text = read_text(b, "the description")?;
-            let v = check_body(&text, None);
-            verify::claim_of(&v, args.run.command.is_some())
-        }
-        None => None,
-    };
-    match (&args.test, from_body) {
-        (Some(t), c) => Ok(Claim {
-            kind: crate::core::evidence::EvidenceKind::Interleaving,
-            test: Some(t.clone()),
-            seed: args.seed.clone().or(c.and_then(|c| c.seed)),
-        }),
-        (None, Some(mut c)) => {
-            if args.seed.is_some() {
-                c.seed = args.seed.clone();
-            }
-            Ok(c)
-        }
-        (None, None) if args.seed.is_some() && args.run.command.is_some() => Ok(Claim {
-            kind: crate::core::evidence::EvidenceKind::Seed,
-            test: None,
-            seed: args.seed.clone(),
-        }),
-        (None, None) => Err("no claim to run: give --body (a description with a seed and its test, or a forcing test) or --test".into()),
-    }
+    let opts = args.run.options();
+    drive(opts.runs.saturating_mul(2), |progress, stop| async move {
+        let r = protocol::verify(&dir, &claim, &opts, &progress, &stop).await;
+        progress.finish();
+        r
+    })
 }

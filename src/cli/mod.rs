@@ -6,9 +6,10 @@ mod check_body;
 mod classify;
 mod failures;
 mod history;
-mod input;
+pub(crate) mod input;
 mod local;
-mod lookup;
+pub(crate) mod lookup;
+mod mcp;
 mod serve;
 
 use std::path::PathBuf;
@@ -62,6 +63,9 @@ pub enum Command {
     /// The verification of a reproduction on this checkout: the merge base with HEAD's test
     /// files laid over it must fail, HEAD must pass (exit 0 verified, 1 not, 2 could not run).
     VerifyLocal(local::VerifyLocalArgs),
+    /// A Model Context Protocol server on stdin/stdout with the tools lookup_test,
+    /// check_description, classify_diff, rerun_local and verify_local (exit 0 when stdin closes).
+    Mcp,
 }
 
 #[derive(Debug, Args)]
@@ -177,6 +181,7 @@ pub fn main() -> std::process::ExitCode {
         Command::CheckBody(args) => check_body::run(args),
         Command::Failures(args) => failures::run_failures(args),
         Command::Reliability(args) => failures::run_reliability(args),
+        Command::Mcp => run_async(mcp::run()),
         Command::Serve(args) => run_async(serve::run(*args)),
         Command::Migrate(args) => run_async(serve::migrate(args)),
         Command::Audit(args) => run_async(audit::run(args)),

@@ -2,6 +2,7 @@
 //! the merge base, one test run alone on each side, the sides interleaved, results read by the
 //! product's own parsers, and the worktrees removed afterwards whatever happens.
 
+pub mod protocol;
 pub mod runner;
 pub mod session;
 pub mod worktree;

@@ -1,8 +1,10 @@
 //! The runs of one test on two sides, interleaved (head, base, head, …) so that a machine that
-//! slows down part-way does not bias one side. Ctrl-C stops the run in progress and the caller
-//! removes the worktrees.
+//! slows down part-way does not bias one side. A stop (Ctrl-C, a cancelled MCP request) kills
+//! the run in progress and the caller removes the worktrees.
 
 use std::path::Path;
+
+use tokio_util::sync::CancellationToken;
 
 use crate::core::rerun::verdict::Count;
 
@@ -67,15 +69,15 @@ async fn run_once(
     Ok(runner.outcome(test, out.status.success(), &text))
 }
 
-/// Runs the test `runs` times on each side, alternating; stops at Ctrl-C.
+/// Runs the test `runs` times on each side, alternating; stops (killing the run in progress)
+/// when `stop` is cancelled.
 pub async fn run_sides(
     runner: &Runner,
-    head: &Path,
-    base: &Path,
-    test: &str,
-    seed: Option<&str>,
+    (head, base): (&Path, &Path),
+    (test, seed): (&str, Option<&str>),
     runs: u32,
     progress: &dyn Progress,
+    stop: &CancellationToken,
 ) -> Result<(SideResult, SideResult), Stopped> {
     let mut h = SideResult::default();
     let mut b = SideResult::default();
@@ -85,7 +87,7 @@ pub async fn run_sides(
         for (side, dir, acc) in [("head", head, &mut h), ("base", base, &mut b)] {
             let outcome = tokio::select! {
                 r = run_once(runner, dir, test, seed) => r.map_err(Stopped::Failed)?,
-                _ = tokio::signal::ctrl_c() => return Err(Stopped::Interrupted),
+                _ = stop.cancelled() => return Err(Stopped::Interrupted),
             };
             match outcome {
                 Some(failed) => {

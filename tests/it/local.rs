@@ -8,9 +8,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_repro-gate");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_repro-gate");
 
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(args)
         .current_dir(dir)
@@ -28,7 +28,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-fn write(dir: &Path, files: &[(&str, &str)]) {
+pub(crate) fn write(dir: &Path, files: &[(&str, &str)]) {
     for (p, t) in files {
         let p = dir.join(p);
         std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
@@ -42,7 +42,7 @@ const SCRIPT: &str = "#!/bin/sh\n# t.sh TEST LOG: one run\nside=$(cat side.txt)\
 
 /// A clone on branch `feature` of a repository whose main holds `base`; the branch adds
 /// `head`. origin/HEAD names main.
-fn repo(base: &[(&str, &str)], head: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn repo(base: &[(&str, &str)], head: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
     let top = tempfile::tempdir().expect("tempdir");
     let src = top.path().join("src");
     let work = top.path().join("work");
@@ -78,7 +78,7 @@ fn run(work: &Path, args: &[&str]) -> (Output, Value) {
     (out, js)
 }
 
-fn worktrees(work: &Path) -> usize {
+pub(crate) fn worktrees(work: &Path) -> usize {
     git(work, &["worktree", "list", "--porcelain"])
         .lines()
         .filter(|l| l.starts_with("worktree "))
@@ -115,7 +115,7 @@ fn rerun(mode_base: &str, mode_head: &str, runs: &str) -> (Output, Value, Vec<St
     (out, js, sides)
 }
 
-fn repro_case(mode_base: &str, mode_head: &str) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn repro_case(mode_base: &str, mode_head: &str) -> (tempfile::TempDir, PathBuf) {
     repo(
         &[
             ("side.txt", "base\n"),

@@ -13,6 +13,7 @@ mod github_client;
 mod history;
 mod intake;
 mod local;
+mod mcp;
 mod metamorphic;
 mod operate;
 mod queue;

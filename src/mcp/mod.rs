@@ -1,0 +1,27 @@
+//! `repro-gate mcp`: the agent's tools (§12) as a Model Context Protocol server on stdin and
+//! stdout (JSON-RPC 2.0, the official SDK `rmcp`). Each tool returns the JSON the matching
+//! subcommand prints; the long ones send progress notifications and stop, removing their
+//! worktrees, when the request is cancelled or stdin closes. Nothing but JSON-RPC goes to stdout:
+//! logs go to stderr and every child process's output is captured.
+
+mod params;
+mod progress;
+mod server;
+
+pub use server::Tools;
+
+use rmcp::ServiceExt as _;
+
+/// Serves on stdio until stdin closes, then waits for running tools to stop and clean up.
+pub async fn serve_stdio(dir: std::path::PathBuf) -> anyhow::Result<()> {
+    let tools = Tools::new(dir);
+    let tracker = tools.tracker();
+    let running = tools
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| anyhow::anyhow!("starting the MCP session: {e}"))?;
+    let reason = running.waiting().await?;
+    tracing::debug!(?reason, "the MCP session ended");
+    tracker.stop_and_wait().await;
+    Ok(())
+}

@@ -1,0 +1,339 @@
+//! `repro-gate mcp` as an MCP client sees it: the binary spawned, JSON-RPC 2.0 over its pipes,
+//! one message per line. initialize, tools/list with schemas, each tool called, progress
+//! notifications during a run, a cancelled call that leaves no worktree, and exit 0 when stdin
+//! closes. Only JSON-RPC is written to stdout.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::local::{BIN, repo, repro_case, worktrees, write};
+
+/// Long enough for a debug build on a busy 2-core machine; a deadline, never a pause.
+const WAIT: Duration = Duration::from_secs(120);
+
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    rx: mpsc::Receiver<Result<Value, String>>,
+    /// Messages read while waiting for another one.
+    seen: Vec<Value>,
+}
+
+impl Client {
+    fn spawn(dir: &Path) -> Client {
+        let mut child = Command::new(BIN)
+            .arg("mcp")
+            .current_dir(dir)
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn repro-gate mcp");
+        let stdout = child.stdout.take().expect("stdout");
+        let stdin = child.stdin.take();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let msg = serde_json::from_str::<Value>(&line).map_err(|_| line);
+                if tx.send(msg).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut c = Client {
+            child,
+            stdin,
+            rx,
+            seen: Vec::new(),
+        };
+        let init = c.request(
+            1,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "repro-gate-tests", "version": "1"}}),
+        );
+        assert_eq!(init["result"]["serverInfo"]["name"], "repro-gate", "{init}");
+        assert!(
+            init["result"]["capabilities"]["tools"].is_object(),
+            "{init}"
+        );
+        assert!(init["result"]["protocolVersion"].is_string(), "{init}");
+        c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        c
+    }
+
+    fn send(&mut self, msg: Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{msg}").expect("write to the server");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next message from the server; every line must be JSON-RPC.
+    fn next(&mut self) -> Value {
+        match self.rx.recv_timeout(WAIT) {
+            Ok(Ok(v)) => {
+                assert_eq!(v["jsonrpc"], "2.0", "not JSON-RPC: {v}");
+                v
+            }
+            Ok(Err(line)) => panic!("a non-JSON-RPC line on stdout: {line}"),
+            Err(e) => panic!("no message from the server: {e}"),
+        }
+    }
+
+    /// Waits for the answer to `id`, keeping what else arrives in `seen`.
+    fn answer(&mut self, id: u64) -> Value {
+        if let Some(i) = self.seen.iter().position(|m| m["id"] == id) {
+            return self.seen.remove(i);
+        }
+        loop {
+            let m = self.next();
+            if m["id"] == id && (m.get("result").is_some() || m.get("error").is_some()) {
+                return m;
+            }
+            self.seen.push(m);
+        }
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.answer(id)
+    }
+
+    fn call(&mut self, id: u64, tool: &str, args: Value) -> Value {
+        let r = self.request(id, "tools/call", json!({"name": tool, "arguments": args}));
+        r["result"].clone()
+    }
+
+    /// Closes stdin and returns the exit code.
+    fn close(mut self) -> Option<i32> {
+        drop(self.stdin.take());
+        // Everything left on stdout must still be JSON-RPC.
+        loop {
+            match self.rx.recv_timeout(WAIT) {
+                Ok(m) => assert!(m.is_ok(), "a non-JSON-RPC line on stdout: {m:?}"),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let _ = self.child.kill();
+                    panic!("the server did not exit after stdin closed");
+                }
+            }
+        }
+        self.child.wait().expect("wait").code()
+    }
+}
+
+const RELIABILITY: &str = "policy:\n  default_tier: probation\ntests:\n  - id: services/pool/integration::TestPoolCheckoutUnderLoad\n    tier: quarantined\n    runs: 200\n    failures: 29\n    pass_rate: 0.855\n    ticket: PLAT-1182\n";
+
+#[test]
+fn lists_its_tools_and_answers_each_with_the_clis_json() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), &[(".ci/test-reliability.yaml", RELIABILITY)]);
+    let mut c = Client::spawn(dir.path());
+    let list = c.request(2, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().expect("tools");
+    for (name, required) in [
+        ("lookup_test", &["test"][..]),
+        ("check_description", &["body"]),
+        ("classify_diff", &["diff"]),
+        ("rerun_local", &["test"]),
+        ("verify_local", &[]),
+    ] {
+        let t = tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("{name} not listed: {list}"));
+        assert_eq!(t["inputSchema"]["type"], "object", "{t}");
+        let req: Vec<&str> = t["inputSchema"]["required"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        assert_eq!(req, required, "{name}'s required arguments");
+        assert!(!t["description"].as_str().unwrap_or("").is_empty());
+    }
+
+    let q = c.call(
+        3,
+        "lookup_test",
+        json!({"test": "example.com/acme/services/pool/integration::TestPoolCheckoutUnderLoad"}),
+    );
+    assert_eq!(q["isError"], false, "{q}");
+    let s = &q["structuredContent"];
+    assert_eq!(s["tier"], "quarantined");
+    assert_eq!(s["ticket"], "PLAT-1182");
+    assert!(
+        s["instruction"]
+            .as_str()
+            .unwrap_or("")
+            .contains("NOT evidence")
+    );
+    let text: Value =
+        serde_json::from_str(q["content"][0]["text"].as_str().expect("text")).expect("json");
+    assert_eq!(&text, s, "the text content is the same JSON");
+
+    let u = c.call(4, "lookup_test", json!({"test": "pkg::TestNew"}));
+    assert_eq!(u["structuredContent"]["listed"], false);
+    assert_eq!(u["structuredContent"]["tier"], "probation");
+
+    let diff = "diff --git a/pool.go b/pool.go\n--- a/pool.go\n+++ b/pool.go\n@@ -1,2 +1,3 @@\n func Get() {\n+\tp.mu.Lock()\n }\n";
+    let k = c.call(5, "classify_diff", json!({"diff": diff}));
+    assert_eq!(k["structuredContent"]["concurrency"], true, "{k}");
+    assert_eq!(k["structuredContent"]["reasons"][0]["file"], "pool.go");
+
+    let body = "Fixes the lost wakeup. Reproduce with `go test -run TestLostWakeup -seed=8812 ./pool`: it fails every time before the fix.";
+    let e = c.call(6, "check_description", json!({"body": body}));
+    assert_eq!(e["structuredContent"]["satisfied"], true, "{e}");
+    let n = c.call(7, "check_description", json!({"body": "Fixed a race."}));
+    assert_eq!(n["structuredContent"]["satisfied"], false, "{n}");
+
+    // Bad input is an error result with the reason, and the server goes on.
+    let bad = c.call(
+        8,
+        "lookup_test",
+        json!({"test": "x", "file": "missing.yaml"}),
+    );
+    assert_eq!(bad["isError"], true, "{bad}");
+    assert!(
+        bad["structuredContent"]["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("missing.yaml")
+    );
+    let wrong = c.request(
+        9,
+        "tools/call",
+        json!({"name": "lookup_test", "arguments": {}}),
+    );
+    assert!(
+        wrong.get("error").is_some() || wrong["result"]["isError"] == true,
+        "{wrong}"
+    );
+    let again = c.call(10, "lookup_test", json!({"test": "pkg::TestNew"}));
+    assert_eq!(again["isError"], false);
+    assert_eq!(c.close(), Some(0), "exit 0 when stdin closes");
+}
+
+#[test]
+fn rerun_local_sends_progress_and_gives_the_verdict() {
+    let (_top, work) = repro_case("every5", "every5");
+    let log = work.parent().expect("top").join("sides.log");
+    let mut c = Client::spawn(&work);
+    c.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "rerun_local", "_meta": {"progressToken": "p1"},
+        "arguments": {"test": "pkg::TestFlaky", "runs": 10, "runner": "command",
+                      "command": format!("sh t.sh {{test}} {}", log.display())}}}),
+    );
+    let r = c.answer(2);
+    let progress: Vec<&Value> = c
+        .seen
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 20, "one notification per run: {progress:?}");
+    assert!(
+        progress
+            .iter()
+            .all(|p| p["params"]["progressToken"] == "p1")
+    );
+    assert_eq!(progress[19]["params"]["progress"], 20.0);
+    assert_eq!(progress[19]["params"]["total"], 20.0);
+    let s = &r["result"]["structuredContent"];
+    assert_eq!(s["verdict"], "not this change", "{r}");
+    assert_eq!(s["head"]["failures"], 2);
+    assert_eq!(s["base"]["failures"], 2);
+    assert!(
+        s["ticket"]
+            .as_str()
+            .unwrap_or("")
+            .contains("pkg::TestFlaky")
+    );
+    assert_eq!(worktrees(&work), 1, "no worktree left");
+    assert_eq!(c.close(), Some(0));
+}
+
+#[test]
+fn verify_local_runs_the_descriptions_claim() {
+    let (_top, work) = repo(
+        &[
+            ("side.txt", "base\n"),
+            ("fails.txt", "test\n"),
+            ("code.txt", "old\n"),
+        ],
+        &[
+            ("wake_test.go", "// forces the lost wakeup\n"),
+            ("code.txt", "fixed\n"),
+        ],
+    );
+    let mut c = Client::spawn(&work);
+    let body = "Adds `TestLostWakeup`, which forces the interleaving with a barrier; it fails every time without the fix.";
+    let r = c.call(
+        2,
+        "verify_local",
+        json!({"body": body, "runs": 3, "runner": "command",
+               "command": "sh t.sh {test} /dev/null"}),
+    );
+    let s = &r["structuredContent"];
+    assert_eq!(s["verdict"], "verified", "{r}");
+    assert_eq!(s["test"], "TestLostWakeup");
+    assert_eq!(s["tests_laid_over"], json!(["wake_test.go"]));
+    let none = c.call(3, "verify_local", json!({"runs": 3}));
+    assert_eq!(none["isError"], true, "no claim: {none}");
+    assert_eq!(worktrees(&work), 1);
+    assert_eq!(c.close(), Some(0));
+}
+
+#[test]
+fn a_cancelled_call_stops_its_runs_and_leaves_no_worktree() {
+    let (top, work) = repo(
+        &[("side.txt", "base\n"), ("fails.txt", "none\n")],
+        &[("side.txt", "head\n")],
+    );
+    // The first run passes at once; every later run would block for ten minutes.
+    let mark = top.path().join("first-run-done");
+    let cmd = format!(
+        "test -e {m} && exec sleep 600; touch {m}",
+        m = mark.display()
+    );
+    let mut c = Client::spawn(&work);
+    c.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "rerun_local", "_meta": {"progressToken": 7},
+        "arguments": {"test": "pkg::TestSlow", "runs": 5, "runner": "command", "command": cmd}}}),
+    );
+    // The first run's notification says the runs are under way (an explicit signal).
+    loop {
+        let m = c.next();
+        if m["method"] == "notifications/progress" {
+            break;
+        }
+        assert!(
+            m.get("id").is_none(),
+            "answered before it was cancelled: {m}"
+        );
+    }
+    assert_eq!(worktrees(&work), 3, "both worktrees exist while it runs");
+    c.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": 2, "reason": "the user stopped it"}}),
+    );
+    // The server goes on answering, and exits once stdin closes: the ten-minute run was
+    // stopped (the exit waits for the cancelled work to clean up).
+    let ping = c.request(3, "ping", json!({}));
+    assert!(ping.get("result").is_some(), "{ping}");
+    assert_eq!(c.close(), Some(0));
+    assert_eq!(
+        worktrees(&work),
+        1,
+        "no worktree left after the cancelled call"
+    );
+}
