@@ -190,7 +190,7 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
     let state = AppState {
         store: store.clone(),
         enqueuer,
-        clock: deps.clock,
+        clock: deps.clock.clone(),
         metrics: telemetry::metrics_handle(),
         webhook_secrets: settings
             .credentials
@@ -205,6 +205,20 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
         )),
         bodies: Arc::default(),
         job_counts: Arc::default(),
+        dashboard: settings.oauth_client.as_ref().map(|(id, secret)| {
+            Arc::new(crate::dashboard::Dashboard::new(
+                crate::github::user_api::UserClient::new(
+                    &settings.github_api_url,
+                    id.clone(),
+                    secret.clone(),
+                ),
+                secret,
+                store.clone(),
+                deps.clock.clone(),
+                services.as_ref().map(|s| s.github.clone()),
+                settings.public_url.clone(),
+            ))
+        }),
     };
     let app = router(state);
     tracing::info!(

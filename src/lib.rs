@@ -8,6 +8,7 @@ pub mod app;
 pub mod cli;
 pub mod clock;
 pub mod core;
+pub mod dashboard;
 pub mod github;
 pub mod handlers;
 pub mod history;

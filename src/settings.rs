@@ -47,6 +47,9 @@ pub struct Settings {
     pub public_url: Option<String>,
     /// Limits on HTTP connections (slow and abusive clients).
     pub connections: crate::server::listen::ConnLimits,
+    /// The App's OAuth client (`GITHUB_CLIENT_ID`, `GITHUB_CLIENT_SECRET`): the dashboard's
+    /// sign-in; without it the dashboard answers 404.
+    pub oauth_client: Option<(String, secrecy::SecretString)>,
 }
 
 impl Settings {
@@ -69,6 +72,7 @@ impl Settings {
             env_file: ".env".into(),
             public_url: None,
             connections: Default::default(),
+            oauth_client: None,
         }
     }
 

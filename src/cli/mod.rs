@@ -121,6 +121,14 @@ pub struct ServeArgs {
     #[arg(long, env = "REPRO_GATE_PUBLIC_URL")]
     pub public_url: Option<String>,
 
+    /// The App's OAuth client id: turns on the dashboard's sign-in (§13).
+    #[arg(long, env = "GITHUB_CLIENT_ID")]
+    pub client_id: Option<String>,
+
+    /// The App's OAuth client secret.
+    #[arg(long, env = "GITHUB_CLIENT_SECRET", hide_env_values = true)]
+    pub client_secret: Option<String>,
+
     /// Worker tasks in this process; 0 accepts and queues only.
     #[arg(long, env = "REPRO_GATE_WORKERS", default_value_t = 4)]
     pub workers: usize,

@@ -38,6 +38,19 @@ fn settings_from(args: ServeArgs) -> anyhow::Result<Settings> {
     settings.github_api_url = args.app.github_api_url.clone();
     settings.dry_run = args.app.dry_run;
     settings.public_url = args.public_url.filter(|u| !u.trim().is_empty());
+    settings.oauth_client = match (
+        args.client_id.filter(|c| !c.trim().is_empty()),
+        args.client_secret.filter(|c| !c.trim().is_empty()),
+    ) {
+        (Some(id), Some(secret)) => Some((id, secrecy::SecretString::from(secret))),
+        (Some(_), None) => {
+            tracing::warn!(
+                "GITHUB_CLIENT_ID is set without GITHUB_CLIENT_SECRET: the dashboard stays off"
+            );
+            None
+        }
+        _ => None,
+    };
     settings.connections.max_connections = args.max_connections.max(1);
     settings.reconcile_minutes = args.reconcile_minutes;
     settings.history_schedule_minutes = args.history_schedule_minutes;

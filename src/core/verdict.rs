@@ -155,6 +155,21 @@ pub enum Basis {
     AwaitingWriter,
 }
 
+impl Basis {
+    /// The gate's outcome as the dashboard counts it, for a gated PR; `None` when the PR is not
+    /// under the gate or no outcome is reached yet.
+    pub fn outcome(self) -> Option<&'static str> {
+        match self {
+            Basis::Evidence => Some("evidence"),
+            Basis::Verified => Some("verified"),
+            Basis::Overridden => Some("overridden"),
+            Basis::Exempted => Some("exempted"),
+            Basis::MissingEvidence | Basis::VerificationFailed => Some("blocked"),
+            Basis::NotConcurrency | Basis::Verifying | Basis::AwaitingWriter => None,
+        }
+    }
+}
+
 /// Everything the decision is made from.
 pub struct GateInput<'a> {
     pub classification: &'a Classification,

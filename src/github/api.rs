@@ -111,7 +111,7 @@ pub(super) fn encode_path(s: &str) -> String {
 }
 
 /// A query value for a URL.
-pub(super) fn encode_query(s: &str) -> String {
+pub(crate) fn encode_query(s: &str) -> String {
     encode_path(s)
 }
 

@@ -16,6 +16,11 @@ pub struct ConvertedApp {
     pub pem: String,
     pub webhook_secret: Option<String>,
     pub html_url: Option<String>,
+    /// The App's OAuth client, for signing in to the dashboard.
+    #[serde(default)]
+    pub client_id: Option<String>,
+    #[serde(default)]
+    pub client_secret: Option<String>,
 }
 
 /// One recent delivery of the App's webhook.

@@ -17,6 +17,7 @@ pub mod rate_gate;
 mod repo_api;
 pub mod transport;
 pub mod types;
+pub mod user_api;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -27,6 +28,7 @@ use octocrab::Octocrab;
 use secrecy::{ExposeSecret as _, SecretString};
 use tokio::sync::Mutex;
 
+pub(crate) use api::encode_query;
 pub use auth::AppKey;
 pub use download::{ChannelReader, read_blocking};
 pub use error::GitHubError;

@@ -263,6 +263,19 @@ pub async fn write(
         text.summary,
     );
     svc.write_check_run(inst, repo, &run).await?;
+    if let Some(outcome) = decision.basis.outcome() {
+        let now = svc.clock.now_ms();
+        svc.store
+            .record_gate_outcome(
+                &repo.to_string(),
+                number as i64,
+                &gate.pr.head_sha,
+                outcome,
+                now,
+            )
+            .await
+            .map_err(JobError::Transient)?;
+    }
     tracing::info!(pr = number, head_sha = %gate.pr.head_sha, conclusion = decision.conclusion.as_str(), basis = ?decision.basis, "gate evaluated");
     Ok(())
 }

@@ -177,6 +177,22 @@ pub async fn publish(
         Status::UpToDate
     };
     super::remember_changes(store, &repo.to_string(), &built).await?;
+    let now = chrono::Utc::now().timestamp_millis();
+    if wrote {
+        let changes: Vec<(String, String)> = built
+            .changes
+            .iter()
+            .map(|c| (c.id.clone(), c.to.as_str().to_string()))
+            .collect();
+        store
+            .log_tier_changes(&repo.to_string(), &changes, now)
+            .await?;
+    }
+    if let Some(n) = out.pull_request {
+        store
+            .set_reliability_pull(&repo.to_string(), n as i64, now)
+            .await?;
+    }
     Ok(out)
 }
 

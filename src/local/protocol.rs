@@ -106,14 +106,7 @@ pub async fn rerun(
     co.remove_all();
     let (runner, hr, br) = ran?;
     let a = assess(hr.count(), br.count());
-    let phrase = match a.verdict {
-        Verdict::NotThisChange => "not this change",
-        Verdict::ThisChangeMakesItFail => "this change makes it fail",
-        Verdict::BrokenOnBoth => "broken on both",
-        Verdict::NoFailure => "no failure in n runs on either side",
-        Verdict::Inconclusive => "inconclusive",
-        Verdict::NoResults => "no results",
-    };
+    let phrase = a.verdict.phrase();
     let ticket_text = (a.verdict == Verdict::NotThisChange).then(|| {
         let done = |sha, count| SideView {
             sha,

@@ -51,6 +51,8 @@ pub struct AppState {
     pub bodies: Arc<budget::BodyBudget>,
     /// The last job counts read for `/metrics`, and when.
     pub job_counts: Arc<tokio::sync::Mutex<Option<(std::time::Instant, crate::store::JobCounts)>>>,
+    /// The dashboard (§13), when an OAuth client is configured.
+    pub dashboard: Option<Arc<crate::dashboard::Dashboard>>,
 }
 
 /// Builds the router.
@@ -69,6 +71,7 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(health::metrics))
         .route("/setup", get(setup::page))
         .route("/setup/callback", get(setup::callback))
+        .merge(crate::dashboard::router())
         .layer(CatchPanicLayer::new())
         // A body that trickles in is cut off; so is a request that takes too long in all.
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_READ_TIMEOUT))

@@ -396,6 +396,10 @@ async fn convert_and_write(state: &AppState, code: &str) -> Response {
     if let Some(s) = &app.webhook_secret {
         values.push(("GITHUB_WEBHOOK_SECRET", s.clone()));
     }
+    if let (Some(id), Some(secret)) = (&app.client_id, &app.client_secret) {
+        values.push(("GITHUB_CLIENT_ID", id.clone()));
+        values.push(("GITHUB_CLIENT_SECRET", secret.clone()));
+    }
     let path = setup.env_file.clone();
     let written = tokio::task::spawn_blocking(move || env_file::write(&path, &values))
         .await

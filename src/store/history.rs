@@ -131,20 +131,20 @@ macro_rules! record_in_tx {
                     q.push(" ON CONFLICT (repository, sha, test) DO UPDATE SET flags = EXCLUDED.flags");
                     q.build().execute(&mut *$tx).await?;
                 }
-                let encoded: Vec<(&str, Vec<u8>)> = ledger
+                let encoded: Vec<(&str, Vec<u8>, (i64, i64))> = ledger
                     .windows
                     .iter()
                     .filter(|(t, _)| moved.contains(t.as_str()))
-                    .map(|(t, w)| (t.as_str(), w.encode()))
+                    .map(|(t, w)| (t.as_str(), w.encode(), super::dashboard::window_counts(w)))
                     .collect();
                 if !encoded.is_empty() {
                     let mut q = sqlx::QueryBuilder::<$db>::new(
-                        "INSERT INTO history_tests (repository, test, win, updated_ms) ",
+                        "INSERT INTO history_tests (repository, test, win, updated_ms, runs, failures) ",
                     );
-                    q.push_values(encoded, |mut row, (t, w)| {
-                        row.push_bind(run.repository).push_bind(t).push_bind(w).push_bind(run.now_ms);
+                    q.push_values(encoded, |mut row, (t, w, (runs, failures))| {
+                        row.push_bind(run.repository).push_bind(t).push_bind(w).push_bind(run.now_ms).push_bind(runs).push_bind(failures);
                     });
-                    q.push(" ON CONFLICT (repository, test) DO UPDATE SET win = EXCLUDED.win, updated_ms = EXCLUDED.updated_ms");
+                    q.push(" ON CONFLICT (repository, test) DO UPDATE SET win = EXCLUDED.win, updated_ms = EXCLUDED.updated_ms, runs = EXCLUDED.runs, failures = EXCLUDED.failures");
                     q.build().execute(&mut *$tx).await?;
                 }
             }

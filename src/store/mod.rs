@@ -39,6 +39,7 @@ macro_rules! deliveries_insert {
     }};
 }
 
+mod dashboard;
 mod economy;
 mod history;
 mod jobs;
@@ -50,6 +51,10 @@ mod sqlite;
 mod tickets;
 mod types;
 
+pub use dashboard::{
+    DASHBOARD_WINDOW, DashSession, FileEntry, GateWeek, RecentSession, RepoSummary, SPARK_RUNS,
+    TestPage, TestQuery, TestRow, TestSort, TierChange,
+};
 pub use history::{NewRun, Recorded, TokenRow};
 pub use payload::StoredPayload;
 pub use records::{AuditRow, WaiverRow, ms_to_rfc3339};
@@ -113,7 +118,8 @@ impl Store {
             Store::Sqlite(pool) => sqlx::migrate!("migrations/sqlite").run(pool).await,
             Store::Postgres(pool) => sqlx::migrate!("migrations/postgres").run(pool).await,
         }
-        .context("applying database migrations")
+        .context("applying database migrations")?;
+        self.backfill_window_counts().await
     }
 
     /// Answers when the database does.

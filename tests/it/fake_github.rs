@@ -99,6 +99,18 @@ pub struct World {
     next_id: u64,
     pub token_lifetime_secs: i64,
     pub actions: crate::fake_actions::ActionsWorld,
+    /// The App's OAuth client (id, secret), for the dashboard's sign-in.
+    pub oauth_client: Option<(String, String)>,
+    /// Who approves at `/login/oauth/authorize` (a signed-in browser).
+    pub oauth_user: Option<String>,
+    /// Codes not yet exchanged → login.
+    pub oauth_codes: HashMap<String, String>,
+    /// User access tokens → login.
+    pub user_tokens: HashMap<String, String>,
+    /// login → (installation, repository) they can read.
+    pub user_repos: HashMap<String, Vec<(i64, String)>>,
+    /// Code exchanges answered: (code, accepted).
+    pub oauth_exchanges: Vec<(String, bool)>,
 }
 
 #[derive(Clone)]
@@ -437,6 +449,9 @@ async fn handle_request(s: FakeState, req: Request) -> Response {
         } else {
             answer(404, json!({"message": "Not Found"}))
         };
+    }
+    if let Some(r) = oauth_route(&mut w, &method, &segs, &query, &body, auth.as_deref()) {
+        return r;
     }
     let app_route = segs.first() == Some(&"app")
         && !(segs.len() == 4 && segs[1] == "installations" && segs[3] == "access_tokens");
@@ -900,4 +915,110 @@ pub(crate) fn fxhash(s: &str) -> u64 {
     s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
         (h ^ b as u64).wrapping_mul(0x100000001b3)
     })
+}
+
+/// The OAuth web flow and the user-token routes (the dashboard's sign-in).
+fn oauth_route(
+    w: &mut World,
+    method: &Method,
+    segs: &[&str],
+    query: &str,
+    body: &Value,
+    auth: Option<&str>,
+) -> Option<Response> {
+    match (method.clone(), segs) {
+        (Method::GET, ["login", "oauth", "authorize"]) => {
+            let (Some(redirect), Some(login)) =
+                (param(query, "redirect_uri"), w.oauth_user.clone())
+            else {
+                return Some(answer(200, json!({"message": "sign in to GitHub"})));
+            };
+            let code = format!(
+                "code-{}-{}",
+                login,
+                w.oauth_codes.len() + w.oauth_exchanges.len()
+            );
+            w.oauth_codes.insert(code.clone(), login);
+            let state = param(query, "state").unwrap_or_default();
+            let loc = format!("{redirect}?code={code}&state={}", utf8_percent(&state));
+            let mut r = answer(302, json!({}));
+            r.headers_mut().insert("location", loc.parse().unwrap());
+            Some(r)
+        }
+        (Method::POST, ["login", "oauth", "access_token"]) => {
+            let p = body;
+            let client_ok = w.oauth_client.as_ref().is_some_and(|(id, secret)| {
+                p["client_id"] == id.as_str() && p["client_secret"] == secret.as_str()
+            });
+            let code = p["code"].as_str().unwrap_or("").to_string();
+            let login = if client_ok {
+                w.oauth_codes.remove(&code)
+            } else {
+                None
+            };
+            w.oauth_exchanges.push((code, login.is_some()));
+            Some(match login {
+                Some(l) => {
+                    let token = format!("ghu_fake{}", w.user_tokens.len() + 1);
+                    w.user_tokens.insert(token.clone(), l);
+                    answer(
+                        200,
+                        json!({"access_token": token, "token_type": "bearer", "expires_in": 28800}),
+                    )
+                }
+                None => answer(200, json!({"error": "bad_verification_code"})),
+            })
+        }
+        (Method::GET, ["user", rest @ ..]) => {
+            let token = auth
+                .unwrap_or("")
+                .trim_start_matches("Bearer ")
+                .trim_start_matches("token ");
+            let Some(login) = w.user_tokens.get(token).cloned() else {
+                return Some(answer(401, json!({"message": "Bad credentials"})));
+            };
+            let repos = w.user_repos.get(&login).cloned().unwrap_or_default();
+            Some(match rest {
+                [] => answer(200, json!({"login": login})),
+                ["installations"] => {
+                    let mut ids: Vec<i64> = repos.iter().map(|(i, _)| *i).collect();
+                    ids.dedup();
+                    answer(
+                        200,
+                        json!({"total_count": ids.len(), "installations": ids.iter().map(|i| json!({"id": i})).collect::<Vec<_>>()}),
+                    )
+                }
+                ["installations", id, "repositories"] => {
+                    let id: i64 = id.parse().unwrap_or(0);
+                    let mine: Vec<Value> = repos
+                        .iter()
+                        .filter(|(i, _)| *i == id)
+                        .map(|(_, r)| json!({"full_name": r}))
+                        .collect();
+                    if mine.is_empty() {
+                        not_found()
+                    } else {
+                        answer(
+                            200,
+                            json!({"total_count": mine.len(), "repositories": mine}),
+                        )
+                    }
+                }
+                _ => not_found(),
+            })
+        }
+        _ => None,
+    }
+}
+
+fn utf8_percent(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
 }

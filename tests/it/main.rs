@@ -3,6 +3,7 @@
 
 mod commands;
 mod common;
+mod dashboard;
 mod deploy_files;
 mod economy;
 mod fake_actions;

@@ -43,6 +43,20 @@ pub enum Verdict {
     NoResults,
 }
 
+impl Verdict {
+    /// The verdict in words (`rerun-local`'s JSON, the dashboard).
+    pub fn phrase(self) -> &'static str {
+        match self {
+            Verdict::NotThisChange => "not this change",
+            Verdict::ThisChangeMakesItFail => "this change makes it fail",
+            Verdict::BrokenOnBoth => "broken on both",
+            Verdict::NoFailure => "no failure in n runs on either side",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::NoResults => "no results",
+        }
+    }
+}
+
 /// A verdict with its numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Assessed {

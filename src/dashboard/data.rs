@@ -1,0 +1,281 @@
+//! What a page shows, read from the store: one page of tests (sorted and filtered in SQL),
+//! counts, tier changes, the reliability pull request, recent sessions and the gate's weeks.
+//! The default branch's reliability file is read from GitHub at most every
+//! [`super::FILE_TTL`] and kept as rows, replaced only when its blob changes.
+
+use crate::core::rerun::verdict::{Count, assess};
+use crate::core::{config, reliability};
+use crate::github::types::RepoName;
+use crate::store::{FileEntry, GateWeek, RepoSummary, TestPage, TestQuery, TierChange};
+
+use super::Dashboard;
+use super::when::{WEEK_MS, week_start};
+
+/// Weeks the charts cover.
+pub const WEEKS: usize = 12;
+
+/// A rerun or verification session as the page shows it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SessionLine {
+    pub purpose: String,
+    pub pr: i64,
+    pub test: String,
+    /// The verdict, or the state while it runs.
+    pub outcome: String,
+    pub created_ms: i64,
+    /// (side, "f/n failed", run url)
+    pub sides: Vec<(String, String, Option<String>)>,
+}
+
+/// Tier changes in one week, by the tier moved to.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ChangeWeek {
+    pub week_ms: i64,
+    pub trusted: u64,
+    pub probation: u64,
+    pub quarantined: u64,
+}
+
+/// Everything `/dashboard/{owner}/{repo}` shows.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RepoView {
+    pub repository: String,
+    pub web_url: String,
+    pub now_ms: i64,
+    #[serde(skip)]
+    pub query: TestQuery,
+    pub default_tier: String,
+    pub file_read_ms: Option<i64>,
+    pub counts: RepoSummary,
+    pub page: TestPage,
+    pub changes: Vec<TierChange>,
+    pub change_weeks: Vec<ChangeWeek>,
+    pub pull_request: Option<(i64, i64)>,
+    pub sessions: Vec<SessionLine>,
+    pub gate_weeks: Vec<GateWeek>,
+}
+
+/// `/dashboard`: each readable repository with its counts and recent tier changes.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct IndexView {
+    pub login: String,
+    pub now_ms: i64,
+    pub repos: Vec<(RepoSummary, Vec<TierChange>)>,
+}
+
+/// The rows of a reliability file.
+pub fn entries_of(file: &reliability::ReliabilityFile) -> Vec<FileEntry> {
+    file.tests
+        .iter()
+        .map(|t| FileEntry {
+            test: t.id.clone(),
+            tier: t.tier.as_str().to_string(),
+            owner: t.owner.clone(),
+            ticket: t.ticket.clone(),
+        })
+        .collect()
+}
+
+/// Reads the default branch's reliability file when the copy here is older than the TTL.
+/// Failures leave the last copy in place (the page says when it was read).
+pub async fn sync_file(d: &Dashboard, repo: &str, inst: i64) {
+    if d.files.get(repo).is_some() {
+        return;
+    }
+    let Some(gh) = &d.github else { return };
+    let Some(name) = RepoName::parse(repo) else {
+        return;
+    };
+    let result = async {
+        let branch = gh.default_branch(inst, &name).await?;
+        let cfg = gh
+            .file_at(inst, &name, config::CONFIG_PATH, &branch)
+            .await?;
+        let (cfg, _) = config::load(cfg.as_ref().map(|(t, _)| t.as_str()));
+        let file = gh
+            .file_at(inst, &name, &cfg.reliability_file, &branch)
+            .await?;
+        anyhow::Ok(file)
+    }
+    .await;
+    let now = d.clock.now_ms();
+    match result {
+        Ok(Some((text, sha))) => {
+            let stored = d.store.reliability_file_read(repo).await.ok().flatten();
+            if stored.as_ref().map(|s| s.0.as_str()) == Some(sha.as_str()) {
+                let _ = d.store.touch_reliability_file(repo, now).await;
+            } else {
+                let parsed = tokio::task::spawn_blocking(move || reliability::parse(&text)).await;
+                match parsed {
+                    Ok(Ok(f)) => {
+                        let entries = entries_of(&f);
+                        let tier = f.policy.default_tier.as_str();
+                        if let Err(e) = d
+                            .store
+                            .replace_reliability_file(repo, (&sha, tier), &entries, now)
+                            .await
+                        {
+                            tracing::warn!(repo, error = %e, "storing the reliability file failed");
+                        }
+                    }
+                    Ok(Err(e)) => {
+                        tracing::warn!(repo, error = %e, "the default branch's reliability file does not parse")
+                    }
+                    Err(e) => {
+                        tracing::warn!(repo, error = %e, "parsing the reliability file stopped")
+                    }
+                }
+            }
+        }
+        Ok(None) => {}
+        Err(e) => {
+            tracing::warn!(repo, error = %e, "reading the reliability file for the dashboard failed");
+            return;
+        }
+    }
+    d.files.insert(repo.to_string(), ());
+}
+
+/// The default tier of the stored file, and when it was read.
+async fn default_tier(d: &Dashboard, repo: &str) -> anyhow::Result<(String, Option<i64>)> {
+    Ok(match d.store.reliability_file_read(repo).await? {
+        Some((_, tier, read)) => (tier, Some(read)),
+        None => (
+            reliability::Policy::default()
+                .default_tier
+                .as_str()
+                .to_string(),
+            None,
+        ),
+    })
+}
+
+/// Counts of one repository, with its tier changes of the last 30 days.
+pub async fn summary(d: &Dashboard, repo: &str) -> anyhow::Result<(RepoSummary, Vec<TierChange>)> {
+    let (tier, _) = default_tier(d, repo).await?;
+    let counts = d.store.tier_counts(repo, &tier).await?;
+    let since = d.clock.now_ms() - 30 * 86_400_000;
+    let changes = d.store.tier_changes(repo, since, 20).await?;
+    Ok((counts, changes))
+}
+
+/// Buckets (basis, at) into the last [`WEEKS`] weeks, oldest first.
+pub fn gate_weeks(outcomes: &[(String, i64)], now_ms: i64) -> Vec<GateWeek> {
+    let last = week_start(now_ms);
+    let mut weeks: Vec<GateWeek> = (0..WEEKS as i64)
+        .rev()
+        .map(|i| GateWeek {
+            week_ms: last - i * WEEK_MS,
+            ..GateWeek::default()
+        })
+        .collect();
+    for (basis, at) in outcomes {
+        let w = week_start(*at);
+        if let Some(g) = weeks.iter_mut().find(|g| g.week_ms == w) {
+            match basis.as_str() {
+                "evidence" => g.evidence += 1,
+                "verified" => g.verified += 1,
+                "overridden" => g.overridden += 1,
+                "exempted" => g.exempted += 1,
+                _ => g.blocked += 1,
+            }
+        }
+    }
+    weeks
+}
+
+/// Buckets tier changes into the last [`WEEKS`] weeks, oldest first.
+pub fn change_weeks(changes: &[TierChange], now_ms: i64) -> Vec<ChangeWeek> {
+    let last = week_start(now_ms);
+    let mut weeks: Vec<ChangeWeek> = (0..WEEKS as i64)
+        .rev()
+        .map(|i| ChangeWeek {
+            week_ms: last - i * WEEK_MS,
+            ..ChangeWeek::default()
+        })
+        .collect();
+    for c in changes {
+        let w = week_start(c.at_ms);
+        if let Some(g) = weeks.iter_mut().find(|g| g.week_ms == w) {
+            match c.tier.as_str() {
+                "trusted" => g.trusted += 1,
+                "quarantined" => g.quarantined += 1,
+                _ => g.probation += 1,
+            }
+        }
+    }
+    weeks
+}
+
+fn session_line(s: crate::store::RecentSession) -> SessionLine {
+    let count = |side: &str| {
+        s.sides
+            .iter()
+            .find(|x| x.0 == side)
+            .and_then(|x| match (x.1, x.2) {
+                (Some(f), Some(n)) => Some(Count {
+                    failures: f.clamp(0, i64::from(u32::MAX)) as u32,
+                    runs: n.clamp(0, i64::from(u32::MAX)) as u32,
+                }),
+                _ => None,
+            })
+    };
+    let outcome = match (&s.verdict, count("branch").or(count("head")), count("base")) {
+        (Some(v), _, _) => v.clone(),
+        (None, Some(b), Some(m)) if s.purpose == "rerun" => {
+            assess(b, m).verdict.phrase().to_string()
+        }
+        _ => s.state.clone(),
+    };
+    SessionLine {
+        purpose: s.purpose.clone(),
+        pr: s.pr,
+        test: s.test.clone(),
+        outcome,
+        created_ms: s.created_ms,
+        sides: s
+            .sides
+            .iter()
+            .map(|(side, f, n, url)| {
+                let text = match (f, n) {
+                    (Some(f), Some(n)) => format!("{f}/{n} failed"),
+                    _ => "running".to_string(),
+                };
+                (side.clone(), text, url.clone())
+            })
+            .collect(),
+    }
+}
+
+/// The repository page's data.
+pub async fn repo_view(
+    d: &Dashboard,
+    repo: &str,
+    inst: i64,
+    query: TestQuery,
+) -> anyhow::Result<RepoView> {
+    sync_file(d, repo, inst).await;
+    let now = d.clock.now_ms();
+    let (tier, read) = default_tier(d, repo).await?;
+    let page = d.store.test_page(repo, &tier, &query).await?;
+    let counts = d.store.tier_counts(repo, &tier).await?;
+    let since = week_start(now) - (WEEKS as i64 - 1) * WEEK_MS;
+    let changes = d.store.tier_changes(repo, since, 2000).await?;
+    let outcomes = d.store.gate_outcomes(repo, since).await?;
+    let sessions = d.store.recent_sessions(repo, 20).await?;
+    Ok(RepoView {
+        repository: repo.to_string(),
+        web_url: crate::github::user_api::web_url(d.oauth.api_url()),
+        now_ms: now,
+        query,
+        default_tier: tier,
+        file_read_ms: read,
+        counts,
+        change_weeks: change_weeks(&changes, now),
+        changes: changes.into_iter().take(20).collect(),
+        pull_request: d.store.reliability_pull(repo).await?,
+        sessions: sessions.into_iter().map(session_line).collect(),
+        gate_weeks: gate_weeks(&outcomes, now),
+        page,
+    })
+}

@@ -1,0 +1,269 @@
+//! The dashboard's routes. Each answers 404 when the dashboard is off (no OAuth client id), and
+//! 404 for a repository the visitor cannot read.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+
+use super::access::{find, readable, visitor};
+use super::{Dashboard, PER_PAGE, data, pages, signin};
+use crate::server::AppState;
+use crate::store::{TestQuery, TestSort};
+
+/// The dashboard's routes, merged into the service's router.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/dashboard", get(index))
+        .route("/dashboard/", get(index))
+        .route("/dashboard/login", get(login))
+        .route("/dashboard/callback", get(callback))
+        .route("/dashboard/logout", post(logout))
+        .route("/dashboard/signed-out", get(signed_out))
+        .route("/dashboard/style.css", get(style))
+        .route("/dashboard/{owner}/{repo}", get(repo_page))
+        .route("/api/v1/repos/{owner}/{repo}/tests", get(repo_json))
+}
+
+/// An answer given instead of the page (boxed: a response is large).
+type Instead = Box<Response>;
+
+fn on(state: &AppState) -> Result<Arc<Dashboard>, Instead> {
+    state
+        .dashboard
+        .clone()
+        .ok_or_else(|| Box::new(pages::not_found()))
+}
+
+fn failed(e: anyhow::Error) -> Response {
+    tracing::warn!(error = %format!("{e:#}"), "a dashboard page failed");
+    pages::message(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Not available",
+        "The dashboard could not read its data just now. Try again in a moment.",
+    )
+}
+
+fn html(m: maud::Markup) -> Response {
+    (
+        [(header::CACHE_CONTROL, "private, no-store")],
+        Html(m.into_string()),
+    )
+        .into_response()
+}
+
+/// Signed out: to sign-in, coming back here afterwards.
+fn to_sign_in(path: &str) -> Response {
+    let next = signin::safe_next(Some(path));
+    let q = crate::github::encode_query(&next);
+    Redirect::to(&format!("/dashboard/login?next={q}")).into_response()
+}
+
+async fn index(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let d = match on(&state) {
+        Ok(d) => d,
+        Err(r) => return *r,
+    };
+    let v = match visitor(&d, &headers).await {
+        Ok(Some(v)) => v,
+        Ok(None) => return to_sign_in("/dashboard"),
+        Err(e) => return failed(e),
+    };
+    let view = async {
+        let repos = readable(&d, &v).await?;
+        let mut out = Vec::new();
+        for (r, _) in repos.iter() {
+            out.push(data::summary(&d, r).await?);
+        }
+        anyhow::Ok(data::IndexView {
+            login: v.login.clone(),
+            now_ms: d.clock.now_ms(),
+            repos: out,
+        })
+    }
+    .await;
+    match view {
+        Ok(view) => html(pages::index(&view)),
+        Err(e) => failed(e),
+    }
+}
+
+async fn login(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    q: Query<signin::LoginQuery>,
+) -> Response {
+    match on(&state) {
+        Ok(d) => signin::login(&d, &headers, q).await,
+        Err(r) => *r,
+    }
+}
+
+async fn callback(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(q): Query<signin::CallbackQuery>,
+) -> Response {
+    match on(&state) {
+        Ok(d) => signin::callback(&d, &headers, q).await,
+        Err(r) => *r,
+    }
+}
+
+async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    match on(&state) {
+        Ok(d) => signin::logout(&d, &headers).await,
+        Err(r) => *r,
+    }
+}
+
+async fn signed_out(State(state): State<AppState>) -> Response {
+    match on(&state) {
+        Ok(_) => html(pages::signed_out()),
+        Err(r) => *r,
+    }
+}
+
+async fn style(State(state): State<AppState>) -> Response {
+    if let Err(r) = on(&state) {
+        return *r;
+    }
+    (
+        [
+            (header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        pages::STYLE.0,
+    )
+        .into_response()
+}
+
+/// `?tier=&sort=&page=&per_page=` (unknown values fall back to the defaults).
+#[derive(Debug, Default, Deserialize)]
+pub struct PageParams {
+    tier: Option<String>,
+    sort: Option<String>,
+    page: Option<String>,
+    per_page: Option<String>,
+}
+
+impl PageParams {
+    pub fn query(&self, max_per_page: u32) -> TestQuery {
+        let tier = self
+            .tier
+            .as_deref()
+            .filter(|t| ["trusted", "probation", "quarantined"].contains(t))
+            .map(str::to_string);
+        let sort = self
+            .sort
+            .as_deref()
+            .and_then(|s| TestSort::ALL.into_iter().find(|x| x.as_str() == s))
+            .unwrap_or_default();
+        let page = self
+            .page
+            .as_deref()
+            .and_then(|p| p.parse::<u32>().ok())
+            .filter(|p| *p >= 1 && *p <= 1_000_000)
+            .unwrap_or(1);
+        let per_page = self
+            .per_page
+            .as_deref()
+            .and_then(|p| p.parse::<u32>().ok())
+            .map(|p| p.clamp(1, max_per_page))
+            .unwrap_or(PER_PAGE);
+        TestQuery {
+            tier,
+            sort,
+            page,
+            per_page,
+        }
+    }
+}
+
+/// The visitor and the repository's installation, or the answer to give instead.
+async fn reader(
+    state: &AppState,
+    headers: &HeaderMap,
+    owner: &str,
+    name: &str,
+    html_page: bool,
+) -> Result<(Arc<Dashboard>, String, String, i64), Instead> {
+    let d = on(state)?;
+    let v = match visitor(&d, headers).await {
+        Ok(Some(v)) => v,
+        Ok(None) if html_page => {
+            return Err(Box::new(to_sign_in(&format!("/dashboard/{owner}/{name}"))));
+        }
+        Ok(None) => return Err(Box::new(json_not_found())),
+        Err(e) => return Err(Box::new(failed(e))),
+    };
+    let repos = readable(&d, &v).await.map_err(|e| Box::new(failed(e)))?;
+    match find(&repos, owner, name) {
+        Some((repo, inst)) => Ok((d, v.login, repo, inst)),
+        None if html_page => Err(Box::new(pages::not_found())),
+        None => Err(Box::new(json_not_found())),
+    }
+}
+
+fn json_not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        axum::Json(serde_json::json!({"error": "not found"})),
+    )
+        .into_response()
+}
+
+async fn repo_page(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((owner, name)): Path<(String, String)>,
+    Query(p): Query<PageParams>,
+) -> Response {
+    let (d, login, repo, inst) = match reader(&state, &headers, &owner, &name, true).await {
+        Ok(x) => x,
+        Err(r) => return *r,
+    };
+    match data::repo_view(&d, &repo, inst, p.query(PER_PAGE)).await {
+        Ok(view) => html(pages::repo(&view, &login)),
+        Err(e) => failed(e),
+    }
+}
+
+async fn repo_json(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((owner, name)): Path<(String, String)>,
+    Query(p): Query<PageParams>,
+) -> Response {
+    let (d, _, repo, inst) = match reader(&state, &headers, &owner, &name, false).await {
+        Ok(x) => x,
+        Err(r) => return *r,
+    };
+    let q = p.query(1000);
+    match data::repo_view(&d, &repo, inst, q.clone()).await {
+        Ok(v) => (
+            [(header::CACHE_CONTROL, "private, no-store")],
+            axum::Json(serde_json::json!({
+                "repository": v.repository,
+                "default_tier": v.default_tier,
+                "page": q.page,
+                "per_page": q.per_page,
+                "sort": q.sort.as_str(),
+                "tier": q.tier,
+                "total": v.page.total,
+                "counts": v.counts,
+                "tests": v.page.tests,
+                "tier_changes": v.changes,
+                "pull_request": v.pull_request.map(|(n, at)| serde_json::json!({"number": n, "at": super::when::rfc3339(at)})),
+                "sessions": v.sessions,
+                "gate_weeks": v.gate_weeks,
+            })),
+        )
+            .into_response(),
+        Err(e) => failed(e),
+    }
+}
