@@ -92,7 +92,7 @@ pub fn index(v: &IndexView) -> Markup {
             @if v.repos.is_empty() {
                 p { "None of the repositories you can read has the App installed, or none has recorded test results yet." }
             } @else {
-                table class="repos" {
+                div class="scroll" { table class="repos" {
                     caption { "Repositories you can read, with their tests by tier" }
                     thead { tr { th scope="col" { "Repository" } th scope="col" { "Tests by tier" } th scope="col" { "Tier changes, last 30 days" } } }
                     tbody {
@@ -112,20 +112,30 @@ pub fn index(v: &IndexView) -> Markup {
                             }
                         }
                     }
-                }
+                } }
             }
         },
     )
 }
 
 /// The link to a page of tests with these settings.
-pub fn query_link(repo: &str, tier: Option<&str>, sort: TestSort, page: u32) -> String {
+pub fn query_link(
+    repo: &str,
+    q: &TestQuery,
+    tier: Option<&str>,
+    sort: TestSort,
+    page: u32,
+) -> String {
+    let per_page = q.per_page;
     let mut q = vec![format!("sort={}", sort.as_str())];
     if let Some(t) = tier {
         q.push(format!("tier={t}"));
     }
     if page > 1 {
         q.push(format!("page={page}"));
+    }
+    if per_page != super::PER_PAGE {
+        q.push(format!("per_page={per_page}"));
     }
     format!("/dashboard/{repo}?{}", q.join("&"))
 }
@@ -141,15 +151,15 @@ fn tests_table(v: &RepoView) -> Markup {
     let sort_link = |s: TestSort, label: &str| -> Markup {
         let current = q.sort == s;
         html! {
-            a href=(query_link(&v.repository, tier, s, 1)) aria-current=[current.then_some("true")] { (label) @if current { " ▾" } }
+            a href=(query_link(&v.repository, q, tier, s, 1)) aria-current=[current.then_some("true")] { (label) @if current { " ▾" } }
         }
     };
     html! {
         nav class="filters" aria-label="Filter by tier" {
-            a href=(query_link(&v.repository, None, q.sort, 1)) aria-current=[tier.is_none().then_some("true")] { "All" }
+            a href=(query_link(&v.repository, q, None, q.sort, 1)) aria-current=[tier.is_none().then_some("true")] { "All" }
             @for t in TIERS {
                 " "
-                a href=(query_link(&v.repository, Some(t), q.sort, 1)) aria-current=[(tier == Some(t)).then_some("true")] class={"tier " (t)} { (t) }
+                a href=(query_link(&v.repository, q, Some(t), q.sort, 1)) aria-current=[(tier == Some(t)).then_some("true")] class={"tier " (t)} { (t) }
             }
         }
         div class="scroll" {
@@ -187,9 +197,9 @@ fn tests_table(v: &RepoView) -> Markup {
         }
         @if pages > 1 {
             nav class="pages" aria-label="Pages" {
-                @if q.page > 1 { a href=(query_link(&v.repository, tier, q.sort, q.page - 1)) rel="prev" { "← Previous" } " " }
+                @if q.page > 1 { a href=(query_link(&v.repository, q, tier, q.sort, q.page - 1)) rel="prev" { "← Previous" } " " }
                 span { "Page " (q.page) " of " (pages) }
-                @if u64::from(q.page) < pages { " " a href=(query_link(&v.repository, tier, q.sort, q.page + 1)) rel="next" { "Next →" } }
+                @if u64::from(q.page) < pages { " " a href=(query_link(&v.repository, q, tier, q.sort, q.page + 1)) rel="next" { "Next →" } }
             }
         }
     }
@@ -299,10 +309,10 @@ pub fn repo(v: &RepoView, login: &str) -> Markup {
                     (gate)
                     details {
                         summary { "Numbers per week" }
-                        table {
+                        div class="scroll" { table {
                             thead { tr { th scope="col" { "Week of" } th scope="col" class="num" { "Evidence" } th scope="col" class="num" { "Verified" } th scope="col" class="num" { "Overridden" } th scope="col" class="num" { "Exempted" } th scope="col" class="num" { "Blocked" } } }
                             tbody { @for w in &v.gate_weeks { tr { td { (utc(w.week_ms).get(0..10).unwrap_or("")) } td class="num" { (w.evidence) } td class="num" { (w.verified) } td class="num" { (w.overridden) } td class="num" { (w.exempted) } td class="num" { (w.blocked) } } } }
-                        }
+                        } }
                     }
                 }
             }

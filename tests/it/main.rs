@@ -1,6 +1,7 @@
 //! The integration suite: one binary, the real server on port 0 with a fresh database per test.
 //! Every test runs on SQLite; the same tests run on Postgres when `TEST_DATABASE_URL` is set.
 
+mod browser;
 mod commands;
 mod common;
 mod dashboard;
