@@ -257,8 +257,8 @@ pub async fn repo_view(
     sync_file(d, repo, inst).await;
     let now = d.clock.now_ms();
     let (tier, read) = default_tier(d, repo).await?;
-    let page = d.store.test_page(repo, &tier, &query).await?;
     let counts = d.store.tier_counts(repo, &tier).await?;
+    let page = d.store.test_page(repo, &tier, &counts, &query).await?;
     let since = week_start(now) - (WEEKS as i64 - 1) * WEEK_MS;
     let changes = d.store.tier_changes(repo, since, 2000).await?;
     let outcomes = d.store.gate_outcomes(repo, since).await?;

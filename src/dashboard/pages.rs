@@ -363,3 +363,157 @@ pub fn signed_out() -> Markup {
 
 /// The one stylesheet.
 pub const STYLE: PreEscaped<&str> = PreEscaped(include_str!("style.css"));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dashboard::data::{ChangeWeek, SessionLine};
+    use crate::store::{GateWeek, RepoSummary, TestPage, TestRow, TierChange};
+
+    const NOW: i64 = 1_764_547_200_000; // 2025-12-01 00:00 UTC
+    const DAY: i64 = 86_400_000;
+
+    fn row(test: &str, tier: &str, runs: i64, failures: i64, recent: &[bool]) -> TestRow {
+        TestRow {
+            test: test.into(),
+            tier: tier.into(),
+            listed: tier != "probation",
+            proposed_tier: (test.ends_with("Beta")).then(|| "probation".into()),
+            runs,
+            failures,
+            pass_rate: Some(1.0 - failures as f64 / runs as f64),
+            owner: Some("platform".into()),
+            ticket: (tier == "quarantined").then(|| "PLAT-2024".into()),
+            recent: recent.to_vec(),
+            updated_ms: NOW - DAY,
+        }
+    }
+
+    fn view() -> RepoView {
+        RepoView {
+            repository: "acme/pool".into(),
+            web_url: "https://github.com".into(),
+            now_ms: NOW,
+            query: TestQuery {
+                tier: None,
+                sort: TestSort::Tier,
+                page: 1,
+                per_page: 2,
+            },
+            default_tier: "probation".into(),
+            file_read_ms: Some(NOW - 120_000),
+            counts: RepoSummary {
+                repository: "acme/pool".into(),
+                trusted: 1,
+                probation: 1,
+                quarantined: 1,
+            },
+            page: TestPage {
+                tests: vec![
+                    row(
+                        "pool::TestBeta",
+                        "quarantined",
+                        5,
+                        2,
+                        &[true, false, true, false, false],
+                    ),
+                    row("pool::Test<Gamma>&\"x\"", "probation", 5, 0, &[false; 5]),
+                ],
+                total: 3,
+            },
+            changes: vec![TierChange {
+                repository: "acme/pool".into(),
+                test: "pool::TestBeta".into(),
+                tier: "quarantined".into(),
+                at_ms: NOW - 9 * DAY,
+            }],
+            change_weeks: vec![
+                ChangeWeek {
+                    week_ms: NOW - 14 * DAY,
+                    ..Default::default()
+                },
+                ChangeWeek {
+                    week_ms: NOW - 7 * DAY,
+                    quarantined: 1,
+                    ..Default::default()
+                },
+            ],
+            pull_request: Some((42, NOW - DAY)),
+            sessions: vec![SessionLine {
+                purpose: "verify".into(),
+                pr: 7,
+                test: "pool::TestLostWakeup".into(),
+                outcome: "verified".into(),
+                created_ms: NOW - 3_600_000,
+                sides: vec![
+                    (
+                        "branch".into(),
+                        "0/20 failed".into(),
+                        Some("https://github.com/acme/pool/actions/runs/1".into()),
+                    ),
+                    (
+                        "base".into(),
+                        "20/20 failed".into(),
+                        Some("javascript:alert(1)".into()),
+                    ),
+                ],
+            }],
+            gate_weeks: vec![
+                GateWeek {
+                    week_ms: NOW - 7 * DAY,
+                    evidence: 1,
+                    verified: 2,
+                    ..Default::default()
+                },
+                GateWeek {
+                    week_ms: NOW,
+                    overridden: 1,
+                    blocked: 1,
+                    ..Default::default()
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn the_repository_page_for_a_fixed_history() {
+        let html = repo(&view(), "alice").into_string();
+        assert!(!html.contains("<Gamma>"), "names are escaped");
+        assert!(
+            !html.contains("javascript:"),
+            "only http(s) run links become links"
+        );
+        insta::assert_snapshot!(html.replace('>', ">\n"));
+    }
+
+    #[test]
+    fn the_index_for_a_fixed_history() {
+        let v = IndexView {
+            login: "alice".into(),
+            now_ms: NOW,
+            repos: vec![(view().counts, view().changes)],
+        };
+        insta::assert_snapshot!(index(&v).into_string().replace('>', ">\n"));
+    }
+
+    #[test]
+    fn paging_links_keep_the_filter_and_sort() {
+        let v = view();
+        let html = repo(&v, "alice").into_string();
+        assert!(
+            html.contains("href=\"/dashboard/acme/pool?sort=tier&amp;page=2&amp;per_page=2\""),
+            "next page"
+        );
+        assert!(
+            html.contains(
+                "href=\"/dashboard/acme/pool?sort=tier&amp;tier=quarantined&amp;per_page=2\""
+            ),
+            "filter"
+        );
+        assert!(
+            html.contains("href=\"/dashboard/acme/pool?sort=pass_rate&amp;per_page=2\""),
+            "sort"
+        );
+        assert!(html.contains("Page 1 of 2"));
+    }
+}

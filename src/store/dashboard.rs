@@ -73,7 +73,7 @@ impl TestSort {
     fn order_by(self) -> &'static str {
         match self {
             TestSort::Tier => {
-                "CASE COALESCE(e.tier, $2) WHEN 'quarantined' THEN 0 WHEN 'probation' THEN 1 ELSE 2 END, t.test"
+                "CASE COALESCE(t.tier, $2) WHEN 'quarantined' THEN 0 WHEN 'probation' THEN 1 ELSE 2 END, t.test"
             }
             TestSort::PassRate => {
                 "CASE WHEN COALESCE(t.runs, 0) > 0 THEN (t.failures * 1.0) / t.runs ELSE 0 END DESC, t.test"
@@ -164,16 +164,19 @@ pub struct GateWeek {
     pub blocked: u64,
 }
 
-const PAGE_SQL_HEAD: &str = "SELECT t.test, t.runs, t.failures, t.win, t.updated_ms, COALESCE(e.tier, $2) AS tier, \
-    e.tier AS listed_tier, e.owner, e.ticket, c.tier AS proposed \
-    FROM history_tests t \
-    LEFT JOIN reliability_entries e ON e.repository = t.repository AND e.test = t.test \
-    LEFT JOIN history_changes c ON c.repository = t.repository AND c.test = t.test \
-    WHERE t.repository = $1 AND ($3 = '' OR COALESCE(e.tier, $2) = $3) ORDER BY ";
+/// The page's ids, in order: one table, no join (the tier is copied beside each test).
+const PAGE_SQL_HEAD: &str = "SELECT t.test FROM history_tests t \
+    WHERE t.repository = $1 AND ($3 = '' OR COALESCE(t.tier, $2) = $3) ORDER BY ";
 
-const COUNT_SQL: &str = "SELECT COUNT(*) FROM history_tests t \
-    LEFT JOIN reliability_entries e ON e.repository = t.repository AND e.test = t.test \
-    WHERE t.repository = $1 AND ($3 = '' OR COALESCE(e.tier, $2) = $3)";
+/// Copies the file's tiers beside the tests (NULL for a test it does not list).
+const COPY_TIERS: &str = "UPDATE history_tests SET tier = (SELECT e.tier FROM reliability_entries e \
+    WHERE e.repository = history_tests.repository AND e.test = history_tests.test) WHERE repository = $1";
+
+/// Copies the tiers of listed tests recorded since the file was read.
+const COPY_NEW_TIERS: &str = "UPDATE history_tests SET tier = (SELECT e.tier FROM reliability_entries e \
+    WHERE e.repository = history_tests.repository AND e.test = history_tests.test) \
+    WHERE repository = $1 AND tier IS NULL AND EXISTS (SELECT 1 FROM reliability_entries e \
+    WHERE e.repository = history_tests.repository AND e.test = history_tests.test)";
 
 impl Store {
     /// Fills `runs` and `failures` of windows stored before the columns existed.
@@ -290,6 +293,7 @@ impl Store {
                 .bind(now_ms)
                 .execute(&mut *tx)
                 .await?;
+                sqlx::query(COPY_TIERS).bind(repo).execute(&mut *tx).await?;
                 tx.commit().await?;
                 Ok::<(), sqlx::Error>(())
             }};
@@ -301,18 +305,23 @@ impl Store {
         .context("storing the reliability file's rows")
     }
 
-    /// Marks the stored file as read now (it has not changed).
+    /// Marks the stored file as read now (it has not changed), and gives tests recorded since
+    /// their listed tier.
     pub async fn touch_reliability_file(&self, repo: &str, now_ms: i64) -> anyhow::Result<()> {
         const SQL: &str = "UPDATE reliability_files SET read_ms = $2 WHERE repository = $1";
         on_pool!(self, pool => sqlx::query(SQL).bind(repo).bind(now_ms).execute(pool).await.map(|_| ()))
-            .context("touching the reliability file")
+            .context("touching the reliability file")?;
+        on_pool!(self, pool => sqlx::query(COPY_NEW_TIERS).bind(repo).execute(pool).await.map(|_| ()))
+            .context("copying the tiers of new tests")
     }
 
-    /// One page of `repo`'s recorded tests.
+    /// One page of `repo`'s recorded tests: the ids in order from one table, then those rows'
+    /// details. `total` is the count of the filter, from `counts` (the repository's tier counts).
     pub async fn test_page(
         &self,
         repo: &str,
         default_tier: &str,
+        counts: &RepoSummary,
         q: &TestQuery,
     ) -> anyhow::Result<TestPage> {
         let tier = q.tier.clone().unwrap_or_default();
@@ -320,46 +329,49 @@ impl Store {
         let offset = i64::from(q.page.max(1) - 1) * per;
         // Safe: the only part not constant is one of `TestSort`'s fixed ORDER BY clauses.
         let sql = format!("{PAGE_SQL_HEAD}{} LIMIT $4 OFFSET $5", q.sort.order_by());
-        let (rows, total) = on_pool!(self, pool => {
-            let rows = sqlx::query(sqlx::AssertSqlSafe(sql.clone())).bind(repo).bind(default_tier).bind(&tier).bind(per).bind(offset)
-                .fetch_all(pool).await.context("reading a page of tests")?;
-            let total: i64 = sqlx::query_scalar(COUNT_SQL).bind(repo).bind(default_tier).bind(&tier)
-                .fetch_one(pool).await.context("counting tests")?;
-            let rows = rows.iter().map(|r| {
-                let win: Vec<u8> = r.try_get("win")?;
-                let w = Window::decode(&win);
-                let (c_runs, c_fail) = window_counts(&w);
-                let runs = r.try_get::<Option<i64>, _>("runs")?.unwrap_or(c_runs);
-                let failures = r.try_get::<Option<i64>, _>("failures")?.unwrap_or(c_fail);
-                let tier: String = r.try_get("tier")?;
-                let proposed: Option<String> = r.try_get("proposed")?;
-                Ok(TestRow {
-                    test: r.try_get("test")?,
-                    listed: r.try_get::<Option<String>, _>("listed_tier")?.is_some(),
-                    proposed_tier: proposed.filter(|p| *p != tier),
-                    tier,
-                    runs,
-                    failures,
-                    pass_rate: (runs > 0).then(|| 1.0 - failures as f64 / runs as f64),
-                    owner: r.try_get("owner")?,
-                    ticket: r.try_get("ticket")?,
-                    recent: w.last(SPARK_RUNS).map(|o| o.failed()).collect(),
-                    updated_ms: r.try_get("updated_ms")?,
-                })
-            }).collect::<Result<Vec<_>, sqlx::Error>>()?;
-            (rows, total)
+        let ids: Vec<String> = on_pool!(self, pool => {
+            sqlx::query_scalar(sqlx::AssertSqlSafe(sql.clone())).bind(repo).bind(default_tier).bind(&tier).bind(per).bind(offset)
+                .fetch_all(pool).await.context("reading a page of tests")?
         });
-        Ok(TestPage {
-            tests: rows,
-            total: total.max(0) as u64,
-        })
+        let total = match tier.as_str() {
+            "" => counts.trusted + counts.probation + counts.quarantined,
+            "trusted" => counts.trusted,
+            "quarantined" => counts.quarantined,
+            _ => counts.probation,
+        };
+        if ids.is_empty() {
+            return Ok(TestPage {
+                tests: Vec::new(),
+                total,
+            });
+        }
+        let mut by_id: std::collections::HashMap<String, TestRow> = on_pool!(self, pool => {
+            let mut q = sqlx::QueryBuilder::new("SELECT t.test, t.runs, t.failures, t.win, t.updated_ms, COALESCE(t.tier, ");
+            q.push_bind(default_tier).push(") AS tier, e.tier AS listed_tier, e.owner, e.ticket, c.tier AS proposed \
+                FROM history_tests t \
+                LEFT JOIN reliability_entries e ON e.repository = t.repository AND e.test = t.test \
+                LEFT JOIN history_changes c ON c.repository = t.repository AND c.test = t.test \
+                WHERE t.repository = ");
+            q.push_bind(repo).push(" AND t.test IN (");
+            let mut sep = q.separated(", ");
+            for id in &ids {
+                sep.push_bind(id.as_str());
+            }
+            q.push(")");
+            let rows = q.build().fetch_all(pool).await.context("reading the page's rows")?;
+            rows.iter().map(|r| {
+                let row = test_row(r)?;
+                Ok((row.test.clone(), row))
+            }).collect::<Result<std::collections::HashMap<_, _>, sqlx::Error>>()?
+        });
+        let tests = ids.iter().filter_map(|id| by_id.remove(id)).collect();
+        Ok(TestPage { tests, total })
     }
 
     /// Tier counts of a repository's recorded tests.
     pub async fn tier_counts(&self, repo: &str, default_tier: &str) -> anyhow::Result<RepoSummary> {
-        const SQL: &str = "SELECT COALESCE(e.tier, $2) AS tier, COUNT(*) AS n FROM history_tests t \
-            LEFT JOIN reliability_entries e ON e.repository = t.repository AND e.test = t.test \
-            WHERE t.repository = $1 GROUP BY COALESCE(e.tier, $2)";
+        const SQL: &str = "SELECT COALESCE(tier, $2) AS tier, COUNT(*) AS n FROM history_tests \
+            WHERE repository = $1 GROUP BY COALESCE(tier, $2)";
         let mut s = RepoSummary {
             repository: repo.to_string(),
             ..RepoSummary::default()
@@ -502,4 +514,36 @@ impl Store {
         });
         Ok(rows)
     }
+}
+
+/// A page row from the rows query.
+fn test_row<R: sqlx::Row>(r: &R) -> Result<TestRow, sqlx::Error>
+where
+    for<'c> &'c str: sqlx::ColumnIndex<R>,
+    for<'q> Vec<u8>: sqlx::Decode<'q, R::Database> + sqlx::Type<R::Database>,
+    for<'q> String: sqlx::Decode<'q, R::Database> + sqlx::Type<R::Database>,
+    for<'q> Option<String>: sqlx::Decode<'q, R::Database>,
+    for<'q> i64: sqlx::Decode<'q, R::Database> + sqlx::Type<R::Database>,
+    for<'q> Option<i64>: sqlx::Decode<'q, R::Database>,
+{
+    let win: Vec<u8> = r.try_get("win")?;
+    let w = Window::decode(&win);
+    let (c_runs, c_fail) = window_counts(&w);
+    let runs = r.try_get::<Option<i64>, _>("runs")?.unwrap_or(c_runs);
+    let failures = r.try_get::<Option<i64>, _>("failures")?.unwrap_or(c_fail);
+    let tier: String = r.try_get("tier")?;
+    let proposed: Option<String> = r.try_get("proposed")?;
+    Ok(TestRow {
+        test: r.try_get("test")?,
+        listed: r.try_get::<Option<String>, _>("listed_tier")?.is_some(),
+        proposed_tier: proposed.filter(|p| *p != tier),
+        tier,
+        runs,
+        failures,
+        pass_rate: (runs > 0).then(|| 1.0 - failures as f64 / runs as f64),
+        owner: r.try_get("owner")?,
+        ticket: r.try_get("ticket")?,
+        recent: w.last(SPARK_RUNS).map(|o| o.failed()).collect(),
+        updated_ms: r.try_get("updated_ms")?,
+    })
 }

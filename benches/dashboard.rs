@@ -1,0 +1,317 @@
+//! The repository page for a repository of 50,000 tests, over HTTP: the service in-process on
+//! SQLite (release build), signed in through the OAuth flow against a small stand-in for GitHub
+//! (the user routes and the reliability file), then pages requested one after another:
+//! default order page 1, a deep page, sorted by pass rate, filtered to quarantined, sorted by
+//! runs. Reports p50, p99 and max per kind and overall.
+//!
+//!     cargo bench --bench dashboard
+//!     DASH_TESTS=50000 DASH_REQUESTS=400 cargo bench --bench dashboard
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use axum::extract::{Path, Query};
+use axum::routing::{get, post};
+use repro_gate::app::{self, Deps};
+use repro_gate::clock::SystemClock;
+use repro_gate::core::failures::Outcome;
+use repro_gate::history::{self, RunInfo};
+use repro_gate::settings::Settings;
+use repro_gate::store::Store;
+use serde_json::json;
+
+const KEY: &str = include_str!("../tests/fixtures/test-app-key.pem");
+const REPO: &str = "acme/big";
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn test_name(i: usize) -> String {
+    format!(
+        "services/shard{:02}/pkg{:03}::TestCase{i:05}",
+        i % 50,
+        i % 997
+    )
+}
+
+/// GitHub's user routes and the repository's reliability file, nothing else.
+async fn stand_in(file: String) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let router = axum::Router::new()
+        .route(
+            "/login/oauth/authorize",
+            get(|Query(q): Query<HashMap<String, String>>| async move {
+                let to = format!("{}?code=bench-code&state={}", q["redirect_uri"], q["state"]);
+                (
+                    axum::http::StatusCode::FOUND,
+                    [(axum::http::header::LOCATION, to)],
+                )
+            }),
+        )
+        .route(
+            "/login/oauth/access_token",
+            post(|| async {
+                axum::Json(json!({"access_token": "ghu_bench", "expires_in": 28800}))
+            }),
+        )
+        .route(
+            "/user",
+            get(|| async { axum::Json(json!({"login": "bench"})) }),
+        )
+        .route(
+            "/user/installations",
+            get(|| async { axum::Json(json!({"installations": [{"id": 1}]})) }),
+        )
+        .route(
+            "/user/installations/1/repositories",
+            get(|| async { axum::Json(json!({"repositories": [{"full_name": REPO}]})) }),
+        )
+        .route(
+            "/app/installations/1/access_tokens",
+            post(|| async {
+                (
+                    axum::http::StatusCode::CREATED,
+                    axum::Json(json!({"token": "ghs_bench", "expires_at": "2099-01-01T00:00:00Z"})),
+                )
+            }),
+        )
+        .route(
+            "/repos/acme/big",
+            get(|| async { axum::Json(json!({"default_branch": "main", "full_name": REPO})) }),
+        )
+        .route(
+            "/repos/acme/big/contents/{*path}",
+            get(move |Path(path): Path<String>| {
+                let file = file.clone();
+                async move {
+                    use base64::Engine as _;
+                    if path == ".ci/test-reliability.yaml" {
+                        let content = base64::engine::general_purpose::STANDARD.encode(&file);
+                        (
+                            axum::http::StatusCode::OK,
+                            axum::Json(
+                                json!({"content": content, "encoding": "base64", "sha": "f1le"}),
+                            ),
+                        )
+                    } else {
+                        (
+                            axum::http::StatusCode::NOT_FOUND,
+                            axum::Json(json!({"message": "Not Found"})),
+                        )
+                    }
+                }
+            }),
+        );
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{addr}")
+}
+
+fn pct(sorted: &[Duration], p: f64) -> Duration {
+    let i = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
+    sorted[i]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    if std::env::var("RUST_LOG").is_ok() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
+    let tests: usize = env_or("DASH_TESTS", 50_000);
+    let requests: usize = env_or("DASH_REQUESTS", 400);
+    let runs: u32 = env_or("DASH_RUNS", 3);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = format!("sqlite://{}", dir.path().join("bench.db").display());
+
+    // The history: `runs` runs of every test; one test in 40 fails now and then.
+    let t0 = Instant::now();
+    let store = Store::connect(&url).await.expect("store");
+    store.migrate().await.expect("migrate");
+    for r in 0..runs {
+        let results: Vec<(String, Outcome)> = (0..tests)
+            .map(|i| {
+                (
+                    test_name(i),
+                    if i % 40 == 0 && (i / 40 + r as usize) % 3 == 0 {
+                        Outcome::Fail
+                    } else {
+                        Outcome::Pass
+                    },
+                )
+            })
+            .collect();
+        let run = RunInfo {
+            repository: REPO.into(),
+            run_id: r.to_string(),
+            attempt: 1,
+            sha: format!("sha{r}"),
+            branch: "main".into(),
+            source: "import",
+            installation_id: Some(1),
+            default_branch: Some("main".into()),
+            branches: vec!["main".into()],
+        };
+        history::record(&store, &run, &results, 1_764_547_200_000 + i64::from(r))
+            .await
+            .expect("record");
+    }
+    // The file lists every tenth test: one in five of those quarantined, the rest trusted.
+    let mut file = String::from("policy:\n  default_tier: probation\ntests:\n");
+    for i in (0..tests).step_by(10) {
+        let tier = if i % 50 == 0 {
+            "quarantined"
+        } else {
+            "trusted"
+        };
+        file.push_str(&format!(
+            "  - id: {}\n    tier: {tier}\n    owner: team{}\n",
+            test_name(i),
+            i % 7
+        ));
+    }
+    store.close().await;
+    eprintln!(
+        "setup: {tests} tests x {runs} runs recorded in {:.1} s; file {} KiB",
+        t0.elapsed().as_secs_f64(),
+        file.len() / 1024
+    );
+
+    let gh = stand_in(file).await;
+    let mut settings = Settings::new(url).with_credentials(1, KEY, "bench-secret");
+    settings.listen = "127.0.0.1:0".parse().expect("addr");
+    settings.github_api_url = gh;
+    settings.reconcile_minutes = 0;
+    settings.history_schedule_minutes = 0;
+    settings.oauth_client = Some((
+        "Iv1.bench".into(),
+        secrecy::SecretString::from("bench-client-secret".to_string()),
+    ));
+    let running = app::start(
+        settings,
+        Deps {
+            clock: std::sync::Arc::new(SystemClock),
+            handler: None,
+            events: None,
+        },
+    )
+    .await
+    .expect("service starts");
+    let base = format!("http://{}", running.addr);
+
+    // Sign in: /dashboard/login → authorize → callback, cookies by hand.
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    let mut cookies: Vec<String> = Vec::new();
+    let keep = |resp: &reqwest::Response, cookies: &mut Vec<String>| {
+        for c in resp.headers().get_all("set-cookie") {
+            if let Some(nv) = c.to_str().ok().and_then(|c| c.split(';').next()) {
+                cookies.push(nv.to_string());
+            }
+        }
+    };
+    let r = http
+        .get(format!("{base}/dashboard/login"))
+        .send()
+        .await
+        .expect("login");
+    keep(&r, &mut cookies);
+    let authorize = r.headers()["location"]
+        .to_str()
+        .expect("location")
+        .to_string();
+    let r = http.get(&authorize).send().await.expect("authorize");
+    let callback = r.headers()["location"]
+        .to_str()
+        .expect("location")
+        .to_string();
+    let r = http
+        .get(&callback)
+        .header("cookie", cookies.join("; "))
+        .send()
+        .await
+        .expect("callback");
+    keep(&r, &mut cookies);
+    let cookie = cookies.join("; ");
+
+    let deep = (tests / 100 / 2).max(1);
+    let kinds = [
+        ("page 1 by tier", "".to_string()),
+        ("deep page", format!("?page={deep}")),
+        ("by pass rate", "?sort=pass_rate".to_string()),
+        ("quarantined", "?tier=quarantined".to_string()),
+        ("by runs, page 100", "?sort=runs&page=100".to_string()),
+    ];
+    // The first request reads the reliability file into rows (once per file change): timed apart.
+    let t = Instant::now();
+    let first = http
+        .get(format!("{base}/dashboard/{REPO}"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("page");
+    assert_eq!(first.status(), 200, "signed in");
+    let body = first.text().await.expect("body");
+    assert!(body.contains("TestCase"), "the page lists tests");
+    eprintln!(
+        "first request (reads the 1/10-listed file into rows): {}",
+        ms(t.elapsed())
+    );
+
+    let mut all = Vec::new();
+    let mut per: HashMap<&str, Vec<Duration>> = HashMap::new();
+    for i in 0..requests {
+        let (name, q) = &kinds[i % kinds.len()];
+        let t = Instant::now();
+        let resp = http
+            .get(format!("{base}/dashboard/{REPO}{q}"))
+            .header("cookie", &cookie)
+            .send()
+            .await
+            .expect("page");
+        let status = resp.status();
+        let bytes = resp.bytes().await.expect("body").len();
+        let d = t.elapsed();
+        assert!(
+            status == 200 && bytes > 10_000,
+            "{name}: {status}, {bytes} bytes"
+        );
+        all.push(d);
+        per.entry(name).or_default().push(d);
+    }
+    for (name, _) in &kinds {
+        let mut v = per.remove(name).unwrap_or_default();
+        v.sort();
+        println!(
+            "{name:>20}: n={} p50 {} p99 {} max {}",
+            v.len(),
+            ms(pct(&v, 0.5)),
+            ms(pct(&v, 0.99)),
+            ms(*v.last().expect("one"))
+        );
+    }
+    all.sort();
+    println!(
+        "{:>20}: n={} p50 {} p99 {} max {}",
+        "all",
+        all.len(),
+        ms(pct(&all, 0.5)),
+        ms(pct(&all, 0.99)),
+        ms(*all.last().expect("one"))
+    );
+    let _ = running.shutdown().await;
+}
