@@ -145,7 +145,7 @@ async fn main() {
             .map(|i| {
                 (
                     test_name(i),
-                    if i % 40 == 0 && (i / 40 + r as usize) % 3 == 0 {
+                    if i % 40 == 0 && (i / 40 + r as usize).is_multiple_of(3) {
                         Outcome::Fail
                     } else {
                         Outcome::Pass

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use repro_gate::core::failures::Outcome;
-use repro_gate::history::{self, RunInfo};
+use repro_gate::history;
 use repro_gate::store::Store;
 
 use crate::common::Db;
@@ -77,17 +77,7 @@ async fn rich_history(db: &Db) {
                 (name, if fails { Outcome::Fail } else { Outcome::Pass })
             })
             .collect();
-        let run = RunInfo {
-            repository: crate::dashboard::REPO.into(),
-            run_id: i.to_string(),
-            attempt: 1,
-            sha: format!("sha{i}"),
-            branch: "main".into(),
-            source: "import",
-            installation_id: Some(7),
-            default_branch: Some("main".into()),
-            branches: vec!["main".into()],
-        };
+        let run = crate::dashboard::run(crate::dashboard::REPO, i);
         history::record(&store, &run, &results, now - i64::from(30 - i) * 3_600_000)
             .await
             .expect("recorded");

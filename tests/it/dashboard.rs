@@ -82,7 +82,8 @@ pub async fn record(db: &Db) {
         .expect("recorded");
 }
 
-fn run(repo: &str, i: u32) -> RunInfo {
+/// Run `i` of `repo` on main, from an import.
+pub fn run(repo: &str, i: u32) -> RunInfo {
     RunInfo {
         repository: repo.into(),
         run_id: i.to_string(),
