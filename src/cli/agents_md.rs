@@ -89,17 +89,14 @@ pub fn block(config: &RepoConfig, reliability_file: &str) -> String {
 }
 
 pub fn run(args: AgentsMdArgs) -> ExitCode {
-    let path = args.config.clone().or_else(|| {
-        let p = std::path::Path::new(crate::core::config::CONFIG_PATH);
-        p.is_file().then(|| p.display().to_string())
-    });
-    let config = match super::classify::load_config(path.as_deref()) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let config =
+        match super::classify::checkout_config(std::path::Path::new("."), args.config.as_deref()) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
     let file = config.reliability_file.clone();
     print!("{}", block(&config, &file));
     ExitCode::SUCCESS

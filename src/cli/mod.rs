@@ -3,7 +3,7 @@
 mod agents_md;
 mod audit;
 mod check_body;
-mod classify;
+pub(crate) mod classify;
 mod failures;
 mod history;
 pub(crate) mod input;

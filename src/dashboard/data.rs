@@ -220,7 +220,7 @@ fn session_line(s: crate::store::RecentSession) -> SessionLine {
                 _ => None,
             })
     };
-    let outcome = match (&s.verdict, count("branch").or(count("head")), count("base")) {
+    let outcome = match (&s.verdict, count("branch"), count("base")) {
         (Some(v), _, _) => v.clone(),
         (None, Some(b), Some(m)) if s.purpose == "rerun" => {
             assess(b, m).verdict.phrase().to_string()
@@ -265,7 +265,7 @@ pub async fn repo_view(
     let sessions = d.store.recent_sessions(repo, 20).await?;
     Ok(RepoView {
         repository: repo.to_string(),
-        web_url: crate::github::user_api::web_url(d.oauth.api_url()),
+        web_url: d.oauth.web_url().to_string(),
         now_ms: now,
         query,
         default_tier: tier,

@@ -57,8 +57,9 @@ impl UserClient {
         &self.client_id
     }
 
-    pub fn api_url(&self) -> &str {
-        &self.api_url
+    /// GitHub's web host (links to pull requests).
+    pub fn web_url(&self) -> &str {
+        &self.web_url
     }
 
     /// Where the browser is sent to sign in.

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::core::{classify, config, diff, evidence};
+use crate::core::{classify, diff, evidence};
 use crate::local::RunnerKind;
 use crate::local::protocol::{self, Finished, Options};
 
@@ -150,21 +150,6 @@ fn read(path: &Path, what: &str) -> Result<String, String> {
     crate::cli::input::read_text(&path.to_string_lossy(), what)
 }
 
-/// The checkout's config: `config` if given, else `.github/repro-gate.yml` when present.
-fn repo_config(dir: &Path, config: Option<&str>) -> Result<config::RepoConfig, String> {
-    let path = match config {
-        Some(c) => dir.join(c),
-        None => {
-            let p = dir.join(config::CONFIG_PATH);
-            if !p.is_file() {
-                return Ok(config::RepoConfig::default());
-            }
-            p
-        }
-    };
-    config::parse(&read(&path, "the config")?).map_err(|e| e.to_string())
-}
-
 #[tool_router]
 impl Tools {
     #[tool(
@@ -175,7 +160,7 @@ impl Tools {
         Self::blocking(move || {
             let file = match p.file {
                 Some(f) => dir.join(f),
-                None => match repo_config(&dir, None) {
+                None => match crate::cli::classify::checkout_config(&dir, None) {
                     Ok(c) => dir.join(c.reliability_file),
                     Err(e) => return failed(e),
                 },
@@ -214,7 +199,7 @@ impl Tools {
     async fn classify_diff(&self, Parameters(p): Parameters<ClassifyDiffParams>) -> CallToolResult {
         let dir = self.dir_of(p.dir.as_deref());
         Self::blocking(move || {
-            let config = match repo_config(&dir, p.config.as_deref()) {
+            let config = match crate::cli::classify::checkout_config(&dir, p.config.as_deref()) {
                 Ok(c) => c,
                 Err(e) => return failed(e),
             };

@@ -7,7 +7,7 @@ use serde_json::json;
 use repro_gate::core::reliability::ReliabilityFile;
 use repro_gate::github::types::RepoName;
 use repro_gate::github::{AppKey, ClientConfig, GitHub};
-use repro_gate::history::{self, RunInfo, tokens};
+use repro_gate::history::{self, tokens};
 use repro_gate::store::Store;
 
 use crate::both_backends;
@@ -284,17 +284,7 @@ async fn import_runs(store: &Store, from: u32, to: u32, failing: &[(&str, &[u32]
                     )
                 })
                 .collect();
-        let run = RunInfo {
-            repository: REPO.into(),
-            run_id: i.to_string(),
-            attempt: 1,
-            sha: format!("sha{i}"),
-            branch: "main".into(),
-            source: "import",
-            installation_id: Some(7),
-            default_branch: Some("main".into()),
-            branches: vec!["main".into()],
-        };
+        let run = crate::dashboard::run(REPO, i);
         history::record(store, &run, &results, 1_764_547_200_000 + i64::from(i))
             .await
             .expect("recorded");
