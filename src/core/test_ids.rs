@@ -1,0 +1,321 @@
+//! The names one test goes by, and how each runner runs just that one (docs/verification.md#test-ids).
+//! A description, a CI log, the reliability file and a diff name the same test in different
+//! forms: `bounded::forget_blocked_sender`, `tests/bounded.rs::forget_blocked_sender` and
+//! `forget_blocked_sender` are one cargo test; `example.com/acme/pool.TestX` and `pool::TestX`
+//! one Go test; `tests.test_lock.TestRWLock.test_x` and `tests/test_lock.py::TestRWLock::test_x`
+//! one pytest test. A selection never merges two tests: a name several binaries share is
+//! reported as ambiguous by the run's judge (core::runs), naming both.
+
+use crate::core::failures::TestResult;
+use crate::core::reliability::split_id;
+use crate::core::rerun::same_test;
+
+/// What a runner is told, and what its output is matched against.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    /// Arguments that pick the target (`--test bounded`, `--lib`), before the runner's own.
+    pub target: Vec<String>,
+    /// The exact name the runner gets (`forget_blocked_sender`, `TestX/sub`, a pytest node id).
+    pub name: String,
+    /// The package the runner is given (Go: `./services/pool`, an import path or `./...`).
+    pub package: Option<String>,
+    /// The binary (cargo) the result must come from, when the id names one.
+    pub binary: Option<String>,
+}
+
+/// A cargo project's targets, from `cargo metadata --no-deps` (or a folder's files).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CargoLayout {
+    /// Integration test targets (`tests/bounded.rs` is `bounded`).
+    pub tests: Vec<String>,
+    /// Library and binary target names (`async_channel`), whose unit tests carry them.
+    pub crates: Vec<String>,
+}
+
+impl CargoLayout {
+    /// From `cargo metadata --format-version 1 --no-deps` JSON.
+    pub fn from_metadata(json: &str) -> Option<CargoLayout> {
+        let v: serde_json::Value = serde_json::from_str(json).ok()?;
+        let mut layout = CargoLayout::default();
+        for p in v.get("packages")?.as_array()? {
+            for t in p.get("targets").and_then(|t| t.as_array()).into_iter().flatten() {
+                let name = t.get("name").and_then(|n| n.as_str()).unwrap_or("");
+                let kinds: Vec<&str> = t
+                    .get("kind")
+                    .and_then(|k| k.as_array())
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|k| k.as_str())
+                    .collect();
+                let name = name.replace('-', "_");
+                if kinds.contains(&"test") {
+                    layout.tests.push(name);
+                } else if kinds
+                    .iter()
+                    .any(|k| matches!(*k, "lib" | "rlib" | "bin" | "proc-macro" | "cdylib"))
+                {
+                    layout.crates.push(name);
+                }
+            }
+        }
+        Some(layout)
+    }
+}
+
+/// `tests/bounded.rs` or `tests/bounded/main.rs` → `bounded`.
+fn test_file_target(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix("tests/")?;
+    let t = rest
+        .strip_suffix("/main.rs")
+        .or_else(|| rest.strip_suffix(".rs"))?;
+    (!t.is_empty() && !t.contains('/')).then_some(t)
+}
+
+/// `src/sync/notify.rs` → `sync::notify` (`src/lib.rs`, `src/x/mod.rs` as Rust names them).
+fn module_path(path: &str) -> Option<String> {
+    let rest = path.strip_prefix("src/")?.strip_suffix(".rs")?;
+    let rest = rest.strip_suffix("/mod").unwrap_or(rest);
+    Some(match rest {
+        "lib" | "main" => String::new(),
+        r => r.replace('/', "::"),
+    })
+}
+
+/// The cargo selection of a test id in any of its forms.
+pub fn cargo(id: &str, layout: &CargoLayout) -> Selection {
+    let sel = |target: Vec<String>, name: String, binary: Option<String>| Selection {
+        target,
+        name,
+        package: None,
+        binary,
+    };
+    let Some((first, rest)) = id.split_once("::") else {
+        return sel(Vec::new(), id.to_string(), None);
+    };
+    if first.ends_with(".rs") {
+        if let Some(t) = test_file_target(first) {
+            return sel(
+                vec!["--test".into(), t.to_string()],
+                rest.to_string(),
+                Some(t.to_string()),
+            );
+        }
+        if let Some(b) = first
+            .strip_prefix("src/bin/")
+            .and_then(|b| b.strip_suffix(".rs"))
+        {
+            return sel(
+                vec!["--bin".into(), b.to_string()],
+                rest.to_string(),
+                Some(b.replace('-', "_")),
+            );
+        }
+        if let Some(m) = module_path(first) {
+            let name = if m.is_empty() {
+                rest.to_string()
+            } else {
+                format!("{m}::{rest}")
+            };
+            let target = if first == "src/main.rs" {
+                Vec::new()
+            } else {
+                vec!["--lib".into()]
+            };
+            return sel(target, name, None);
+        }
+    }
+    if layout.tests.iter().any(|t| t == first) {
+        return sel(
+            vec!["--test".into(), first.to_string()],
+            rest.to_string(),
+            Some(first.to_string()),
+        );
+    }
+    if layout.crates.iter().any(|c| c == first) {
+        return sel(Vec::new(), rest.to_string(), Some(first.to_string()));
+    }
+    // A module path of the library (`sync::notify::tests::wakes_all`).
+    sel(Vec::new(), id.to_string(), None)
+}
+
+/// A Go test id: `pkg/path::TestX/sub`, `example.com/m/pkg.TestX`, or `TestX` alone.
+pub fn go(id: &str, is_dir: impl Fn(&str) -> bool) -> Selection {
+    let (pkg, name) = match split_id(id) {
+        (Some(p), n) => (Some(p.to_string()), n.to_string()),
+        (None, n) => match dotted_go(n) {
+            Some((p, n)) => (Some(p.to_string()), n.to_string()),
+            None => (None, n.to_string()),
+        },
+    };
+    let package = Some(match pkg {
+        None => "./...".to_string(),
+        Some(p) if p.starts_with("./") || p == "." => p,
+        Some(p) if is_dir(&p) => format!("./{p}"),
+        // An import path (`example.com/m/pkg`): go test takes it as it is.
+        Some(p) => p,
+    });
+    Selection {
+        target: Vec::new(),
+        name,
+        package,
+        binary: None,
+    }
+}
+
+/// `example.com/m/pkg.TestX` → (`example.com/m/pkg`, `TestX`).
+fn dotted_go(id: &str) -> Option<(&str, &str)> {
+    let slash = id.rfind('/')?;
+    let dot = slash + id[slash..].find('.')?;
+    let name = &id[dot + 1..];
+    ["Test", "Benchmark", "Fuzz", "Example"]
+        .iter()
+        .any(|p| name.starts_with(p))
+        .then_some((&id[..dot], name))
+}
+
+/// go test's `-run` pattern for a test and its subtests: `^TestX$/^drained$`.
+pub fn go_run_pattern(name: &str) -> String {
+    name.split('/')
+        .map(|p| format!("^{}$", crate::core::shell::regex_escape(p)))
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A pytest id: a node id (`tests/t.py::Class::test_x[param]`) as it is; the dotted form
+/// (`tests.t.Class.test_x`) becomes the node id of the longest module prefix that is a file.
+pub fn pytest(id: &str, is_file: impl Fn(&str) -> bool) -> Selection {
+    let node = if id.contains("::") || id.contains(".py") {
+        id.to_string()
+    } else {
+        let parts: Vec<&str> = id.split('.').collect();
+        (1..parts.len())
+            .rev()
+            .find_map(|n| {
+                let file = format!("{}.py", parts[..n].join("/"));
+                is_file(&file).then(|| format!("{file}::{}", parts[n..].join("::")))
+            })
+            .unwrap_or_else(|| id.to_string())
+    };
+    Selection {
+        target: Vec::new(),
+        name: node,
+        package: None,
+        binary: None,
+    }
+}
+
+/// The results of a run that are the selected test: for cargo, the exact name (from the named
+/// binary when there is one); for the others, the id in any of its forms ([`same_test`]).
+pub fn matches(sel: &Selection, id: &str, r: &TestResult) -> bool {
+    if sel.target.first().is_some_and(|t| t.starts_with("--")) || sel.binary.is_some() {
+        return r.test.name == sel.name
+            && sel
+                .binary
+                .as_ref()
+                .is_none_or(|b| r.test.package.as_deref() == Some(b.as_str()));
+    }
+    same_test(id, &r.test.id()) || same_test(&sel.name, &r.test.id())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout() -> CargoLayout {
+        CargoLayout {
+            tests: vec!["bounded".into(), "unbounded".into(), "loom".into()],
+            crates: vec!["async_channel".into()],
+        }
+    }
+
+    fn target(s: &Selection) -> String {
+        s.target.join(" ")
+    }
+
+    #[test]
+    fn one_cargo_test_by_every_name_it_goes_by() {
+        for id in [
+            "bounded::forget_blocked_sender",
+            "tests/bounded.rs::forget_blocked_sender",
+            "tests/bounded/main.rs::forget_blocked_sender",
+        ] {
+            let s = cargo(id, &layout());
+            assert_eq!(target(&s), "--test bounded", "{id}");
+            assert_eq!(s.name, "forget_blocked_sender", "{id}");
+            assert_eq!(s.binary.as_deref(), Some("bounded"), "{id}");
+        }
+        let bare = cargo("forget_blocked_sender", &layout());
+        assert_eq!((target(&bare), bare.binary), (String::new(), None));
+        let unit = cargo("src/sync/notify.rs::tests::wakes_all", &layout());
+        assert_eq!(
+            (target(&unit), unit.name.as_str()),
+            ("--lib".to_string(), "sync::notify::tests::wakes_all")
+        );
+        let module = cargo("sync::notify::tests::wakes_all", &layout());
+        assert_eq!(module.name, "sync::notify::tests::wakes_all");
+        let krate = cargo("async_channel::tests::smoke", &layout());
+        assert_eq!(
+            (krate.name.as_str(), krate.binary.as_deref()),
+            ("tests::smoke", Some("async_channel"))
+        );
+        assert_eq!(
+            target(&cargo("src/lib.rs::tests::smoke", &layout())),
+            "--lib"
+        );
+        assert_eq!(
+            target(&cargo("src/bin/tool.rs::tests::x", &layout())),
+            "--bin tool"
+        );
+    }
+
+    #[test]
+    fn cargo_metadata_gives_the_targets() {
+        let json = r#"{"packages":[{"name":"async-channel","targets":[
+            {"name":"async_channel","kind":["lib"],"src_path":"/w/src/lib.rs"},
+            {"name":"bounded","kind":["test"],"src_path":"/w/tests/bounded.rs"},
+            {"name":"my-bench","kind":["bench"],"src_path":"/w/benches/b.rs"}]}]}"#;
+        assert_eq!(
+            CargoLayout::from_metadata(json),
+            Some(CargoLayout {
+                tests: vec!["bounded".into()],
+                crates: vec!["async_channel".into()],
+            })
+        );
+        assert_eq!(CargoLayout::from_metadata("not json"), None);
+    }
+
+    #[test]
+    fn one_go_test_by_every_name_it_goes_by() {
+        let dir = |p: &str| p == "services/pool";
+        let a = go("services/pool::TestCheckoutWakeupOrdering", dir);
+        assert_eq!(a.package.as_deref(), Some("./services/pool"));
+        assert_eq!(a.name, "TestCheckoutWakeupOrdering");
+        let b = go("example.com/acme/services/pool.TestCheckoutWakeupOrdering", dir);
+        assert_eq!(b.package.as_deref(), Some("example.com/acme/services/pool"));
+        assert_eq!(b.name, "TestCheckoutWakeupOrdering");
+        let c = go("TestCheckoutWakeupOrdering", dir);
+        assert_eq!(c.package.as_deref(), Some("./..."));
+        let sub = go("services/pool::TestCheckout/drained", dir);
+        assert_eq!(go_run_pattern(&sub.name), "^TestCheckout$/^drained$");
+        assert_eq!(go_run_pattern("TestA.b"), "^TestA\\.b$");
+    }
+
+    #[test]
+    fn one_pytest_test_by_every_name_it_goes_by() {
+        let file = |p: &str| p == "tests/test_lock.py";
+        for id in [
+            "tests/test_lock.py::TestRWLock::test_cancelled_waiter",
+            "tests.test_lock.TestRWLock.test_cancelled_waiter",
+        ] {
+            assert_eq!(
+                pytest(id, file).name,
+                "tests/test_lock.py::TestRWLock::test_cancelled_waiter",
+                "{id}"
+            );
+        }
+        assert_eq!(
+            pytest("tests/test_queue.py::test_drain[4-threads]", file).name,
+            "tests/test_queue.py::test_drain[4-threads]"
+        );
+    }
+}
