@@ -90,7 +90,7 @@ pub fn block(config: &RepoConfig, reliability_file: &str) -> String {
 
 pub fn run(args: AgentsMdArgs) -> ExitCode {
     let config =
-        match super::classify::checkout_config(std::path::Path::new("."), args.config.as_deref()) {
+        match crate::local::config::checkout_config(std::path::Path::new("."), args.config.as_deref()) {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("error: {e}");

@@ -47,19 +47,6 @@ fn run_inner(args: ClassifyArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// The checkout's config: `explicit` if given, else `dir`'s `.github/repro-gate.yml` when
-/// present, else the defaults (`agents-md`, the MCP server).
-pub fn checkout_config(
-    dir: &std::path::Path,
-    explicit: Option<&str>,
-) -> Result<config::RepoConfig, String> {
-    let path = match explicit {
-        Some(c) => Some(dir.join(c)),
-        None => Some(dir.join(config::CONFIG_PATH)).filter(|p| p.is_file()),
-    };
-    load_config(path.as_ref().map(|p| p.to_string_lossy()).as_deref())
-}
-
 /// Reads and strictly parses a config file given on the command line; errors are bad input.
 pub fn load_config(path: Option<&str>) -> Result<config::RepoConfig, String> {
     match path {

@@ -27,16 +27,28 @@ pub struct RunArgs {
     /// by shell-quoted values; its exit status is the run's result.
     #[arg(long)]
     pub command: Option<String>,
+    /// One run's time limit in seconds: a run past it is a failure (hung). Default:
+    /// `rerun.run_timeout_seconds` of the config (300).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub timeout: Option<u64>,
+    /// The `.github/repro-gate.yml` whose `rerun.args`, `rerun.env`,
+    /// `rerun.run_timeout_seconds` and `verify.command`/`verify.build` apply (default: the
+    /// checkout's, when present).
+    #[arg(long)]
+    pub config: Option<String>,
 }
 
 impl RunArgs {
-    fn options(&self) -> Options {
-        Options {
-            runs: self.runs,
-            base: self.base.clone(),
-            runner: self.runner,
-            command: self.command.clone(),
-        }
+    fn options(&self, dir: &std::path::Path) -> Result<Options, String> {
+        let config = crate::local::config::checkout_config(dir, self.config.as_deref())?;
+        Ok(Options::from_config(
+            &config,
+            self.runs,
+            self.base.clone(),
+            self.runner,
+            self.command.clone(),
+            self.timeout,
+        ))
     }
 }
 
@@ -63,9 +75,13 @@ pub struct VerifyLocalArgs {
     pub run: RunArgs,
 }
 
-/// Could not run: exit 2 with the reason.
+/// Could not run: exit 2 with the reason, on stderr for people and as JSON on stdout.
 fn could_not(why: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {why}");
+    let _ = print_json(&serde_json::json!({
+        "verdict": "could not run",
+        "reason": why.to_string(),
+    }));
     ExitCode::from(2)
 }
 
@@ -85,10 +101,22 @@ where
     let stop = CancellationToken::new();
     let result = rt.block_on(async {
         let on_signal = stop.clone();
+        // Ctrl-C or SIGTERM: the run in progress (its whole process group) ends and the
+        // worktrees go before this exits.
         let signal = tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_signal.cancel();
+            let term = async {
+                match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                    Ok(mut s) => {
+                        s.recv().await;
+                    }
+                    Err(_) => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term => {}
             }
+            on_signal.cancel();
         });
         let r = work(Stderr::new(total), stop.clone()).await;
         signal.abort();
@@ -119,7 +147,10 @@ pub fn rerun_local(args: RerunLocalArgs) -> ExitCode {
         Ok(d) => d,
         Err(e) => return could_not(e),
     };
-    let opts = args.run.options();
+    let opts = match args.run.options(&dir) {
+        Ok(o) => o,
+        Err(e) => return could_not(e),
+    };
     drive(opts.runs.saturating_mul(2), |progress, stop| async move {
         let r = protocol::rerun(&dir, &args.test, &opts, &progress, &stop).await;
         progress.finish();
@@ -135,20 +166,23 @@ pub fn verify_local(args: VerifyLocalArgs) -> ExitCode {
         },
         None => None,
     };
-    let claim = match protocol::claim_of(
-        body.as_deref(),
-        args.test.as_deref(),
-        args.seed.as_deref(),
-        args.run.command.is_some(),
-    ) {
-        Ok(c) => c,
-        Err(e) => return could_not(e),
-    };
     let dir = match here() {
         Ok(d) => d,
         Err(e) => return could_not(e),
     };
-    let opts = args.run.options();
+    let opts = match args.run.options(&dir) {
+        Ok(o) => o,
+        Err(e) => return could_not(e),
+    };
+    let claim = match protocol::claim_of(
+        body.as_deref(),
+        args.test.as_deref(),
+        args.seed.as_deref(),
+        opts.command.is_some(),
+    ) {
+        Ok(c) => c,
+        Err(e) => return could_not(e),
+    };
     drive(opts.runs.saturating_mul(2), |progress, stop| async move {
         let r = protocol::verify(&dir, &claim, &opts, &progress, &stop).await;
         progress.finish();

@@ -7,7 +7,7 @@ use serde::Deserialize;
 /// Where the config lives in a repository.
 pub const CONFIG_PATH: &str = ".github/repro-gate.yml";
 /// Largest config file read.
-const MAX_CONFIG_BYTES: usize = 256 * 1024;
+pub const MAX_CONFIG_BYTES: usize = 256 * 1024;
 
 use super::tier::{Standing, Tier};
 
@@ -97,6 +97,12 @@ pub struct RerunConfig {
     /// Tiers whose failure on a PR starts the protocol by itself; empty: only by command.
     pub auto: Vec<Standing>,
     pub timeout_minutes: u32,
+    /// One run's time limit: a run past it is a failure (hung).
+    pub run_timeout_seconds: u64,
+    /// Extra arguments for the test runner (`[--features, loom]`).
+    pub args: Vec<String>,
+    /// Variables for each run (`{RUSTFLAGS: "--cfg loom"}`).
+    pub env: std::collections::BTreeMap<String, String>,
     /// Where a `not this change` quarantine ticket goes.
     pub tickets: Tickets,
 }
@@ -187,6 +193,9 @@ pub struct VerifyConfig {
     pub seed_env: Vec<String>,
     /// A command template run instead of a test runner, with `{test}` and `{seed}`.
     pub command: Option<String>,
+    /// With `command`: a template run once per side before the runs; its failure is `could
+    /// not run`, never a failure of the test.
+    pub build: Option<String>,
     pub trace: TraceRule,
     pub timeout_minutes: u32,
 }
@@ -198,6 +207,7 @@ impl Default for VerifyConfig {
             runs: 20,
             seed_env: Vec::new(),
             command: None,
+            build: None,
             trace: TraceRule::Advisory,
             timeout_minutes: 60,
         }
@@ -259,6 +269,22 @@ pub fn valid_seed_env(name: &str) -> bool {
 /// Most runs per side of a rerun.
 pub const MAX_RERUN_RUNS: u32 = 100;
 
+/// Longest `rerun.run_timeout_seconds` (the workflow's job has 50 minutes for all its runs).
+pub const MAX_RUN_TIMEOUT_SECONDS: u64 = 3600;
+
+/// A variable `rerun.env` may set: an identifier, not one of the CI's or the workflow's own.
+pub fn valid_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.len() <= 64
+        && !["GITHUB_", "RUNNER_", "ACTIONS_", "RERUN_"]
+            .iter()
+            .any(|p| name.starts_with(p))
+}
+
 impl Default for RerunConfig {
     fn default() -> Self {
         RerunConfig {
@@ -266,6 +292,9 @@ impl Default for RerunConfig {
             runs: 20,
             auto: vec![Standing::Probation, Standing::Unlisted],
             timeout_minutes: 60,
+            run_timeout_seconds: 300,
+            args: Vec::new(),
+            env: std::collections::BTreeMap::new(),
             tickets: Tickets::Comment,
         }
     }
@@ -398,6 +427,43 @@ pub fn parse(text: &str) -> Result<RepoConfig, ConfigError> {
             "timeout_minutes",
         ));
     }
+    if r.run_timeout_seconds == 0 || r.run_timeout_seconds > MAX_RUN_TIMEOUT_SECONDS {
+        return Err(problem(
+            format!(
+                "rerun.run_timeout_seconds must be between 1 and {MAX_RUN_TIMEOUT_SECONDS}, not {}",
+                r.run_timeout_seconds
+            ),
+            "run_timeout_seconds",
+        ));
+    }
+    if r.args.len() > 32
+        || r
+            .args
+            .iter()
+            .any(|a| a.is_empty() || a.len() > 256 || a.contains(['\n', '\r', '\0']))
+    {
+        return Err(problem(
+            "rerun.args lists at most 32 arguments, each one line of 1 to 256 characters".into(),
+            "args",
+        ));
+    }
+    if r.env.len() > 32 {
+        return Err(problem("rerun.env sets at most 32 variables".into(), "env"));
+    }
+    for (k, v) in &r.env {
+        if !valid_env_name(k) {
+            return Err(problem(
+                format!("rerun.env: {k:?} is not a variable name this can set (letters, digits and _, not GITHUB_*, RUNNER_*, ACTIONS_* or RERUN_*)"),
+                "env",
+            ));
+        }
+        if v.len() > 1024 || v.contains(['\n', '\r', '\0']) {
+            return Err(problem(
+                format!("rerun.env: the value of {k} must be one line of at most 1024 characters"),
+                "env",
+            ));
+        }
+    }
     if !valid_workflow_file(&r.workflow) {
         return Err(problem(
             format!(
@@ -442,6 +508,14 @@ pub fn parse(text: &str) -> Result<RepoConfig, ConfigError> {
             return Err(problem(
                 format!("verify.command must be one line of at most {MAX_COMMAND_LEN} characters"),
                 "command",
+            ));
+        }
+        if let Some(b) = &v.build
+            && (b.trim().is_empty() || b.len() > MAX_COMMAND_LEN || b.contains(['\n', '\r', '\0']))
+        {
+            return Err(problem(
+                format!("verify.build must be one line of at most {MAX_COMMAND_LEN} characters"),
+                "build",
             ));
         }
         if !c.contains("{seed}") && !c.contains("{test}") {

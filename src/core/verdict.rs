@@ -322,7 +322,7 @@ mod tests {
             seed: Some("1".into()),
         };
         let session = |base: u32, head: Option<u32>| {
-            Status::Session(SessionView {
+            Status::Session(Box::new(SessionView {
                 id: "vf-1".into(),
                 claim: claim.clone(),
                 head_sha: "h".into(),
@@ -335,6 +335,7 @@ mod tests {
                         runs: 20,
                     },
                     run_url: None,
+                    detail: Default::default(),
                 },
                 branch: match head {
                     Some(f) => SideState::Done {
@@ -343,12 +344,13 @@ mod tests {
                             runs: 20,
                         },
                         run_url: None,
+                        detail: Default::default(),
                     },
                     None => SideState::Waiting { run_url: None },
                 },
                 timed_out: false,
                 requested_by: None,
-            })
+            }))
         };
         let req = VerifyMode::Required;
         let d = |st: &Status, m| {

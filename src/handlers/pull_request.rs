@@ -182,7 +182,7 @@ impl Gate {
                 .map_err(store_err)?
                 .as_ref()
                 .and_then(super::verify::view_of)
-                .map(verify::Status::Session)
+                .map(|v| verify::Status::Session(Box::new(v)))
                 .unwrap_or(verify::Status::Inapplicable),
         };
         Ok(())

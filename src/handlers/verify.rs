@@ -79,7 +79,7 @@ pub async fn status(svc: &Services, a: &Ask<'_>, gated: bool) -> Result<Status, 
         .await
         .map_err(store_err)?;
     if let Some(view) = existing.as_ref().and_then(view_of) {
-        return Ok(Status::Session(view));
+        return Ok(Status::Session(Box::new(view)));
     }
     if let Err(reason) = claim.check() {
         return Ok(Status::Unrunnable { claim, reason });
@@ -156,6 +156,7 @@ pub fn view_of(row: &SessionRow) -> Option<SessionView> {
                 SideState::Done {
                     count: Count { failures, runs },
                     run_url: s.run_url.clone(),
+                    detail: Default::default(),
                 }
             }
             Some(s) if s.dispatch_error.is_some() => SideState::NotStarted {

@@ -14,7 +14,7 @@ use crate::core::rerun::verdict::{Verdict, assess};
 use crate::core::verify::{self, Claim};
 
 use super::session::{Stopped, run_sides};
-use super::{Checkout, Progress, Runner, RunnerKind, SideResult};
+use super::{Checkout, Progress, RunSettings, Runner, RunnerKind, SideResult};
 
 /// How the runs are made.
 #[derive(Clone, Debug)]
@@ -27,6 +27,44 @@ pub struct Options {
     pub runner: RunnerKind,
     /// A command template run instead of a test runner (`{test}`, `{seed}`).
     pub command: Option<String>,
+    /// The repository's `rerun.args`, `rerun.env`, `rerun.run_timeout_seconds` and
+    /// `verify.build`.
+    pub settings: RunSettings,
+}
+
+impl Options {
+    /// Options from the repository's config (`rerun.*`, `verify.command`/`build`), with what
+    /// the caller gave winning.
+    pub fn from_config(
+        config: &crate::core::config::RepoConfig,
+        runs: u32,
+        base: Option<String>,
+        runner: RunnerKind,
+        command: Option<String>,
+        timeout_seconds: Option<u64>,
+    ) -> Options {
+        let from_config = command.is_none() && runner == RunnerKind::Auto;
+        let command = command.or_else(|| from_config.then(|| config.verify.command.clone()).flatten());
+        Options {
+            runs,
+            base,
+            runner,
+            settings: RunSettings {
+                args: config.rerun.args.clone(),
+                env: config
+                    .rerun
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+                timeout: std::time::Duration::from_secs(
+                    timeout_seconds.unwrap_or(config.rerun.run_timeout_seconds).max(1),
+                ),
+                build: command.as_ref().and(config.verify.build.clone()),
+            },
+            command,
+        }
+    }
 }
 
 /// A finished run: the JSON printed, and the exit code it means (§2's table).
@@ -54,6 +92,11 @@ fn sides(dir: &Path, opts: &Options) -> Result<(Checkout, String, String), Strin
         None => co.default_base()?,
     };
     let mb = co.merge_base(&base_ref)?;
+    if mb == head {
+        return Err(format!(
+            "HEAD is on the base branch already ({base_ref} contains it): give --base, the branch this change goes into"
+        ));
+    }
     Ok((co, head, mb))
 }
 
@@ -71,7 +114,12 @@ async fn run_both(
     let h = co.worktree(head, "head")?;
     let b = co.worktree(mb, "base")?;
     b.lay_over(head, overlay)?;
-    let runner = Runner::resolve(opts.runner, opts.command.clone(), &h.path)?;
+    let runner = Runner::resolve(
+        opts.runner,
+        opts.command.clone(),
+        &h.path,
+        opts.settings.clone(),
+    )?;
     match run_sides(
         &runner,
         (&h.path, &b.path),
@@ -88,8 +136,29 @@ async fn run_both(
     }
 }
 
-fn runner_name(r: &Runner) -> String {
-    format!("{:?}", r.kind).to_lowercase()
+fn runner_name(r: &Runner) -> &'static str {
+    r.family.as_str()
+}
+
+/// A side's runs as JSON: failures among the runs that reported the test, how they failed,
+/// and the runs with no result with their reason.
+fn side_json(sha: &str, r: &SideResult, side: &str) -> Value {
+    json!({
+        "sha": sha,
+        "failures": r.failures,
+        "runs": r.runs,
+        "no_result": r.no_result,
+        "how": r.failures_described(),
+        "no_result_reason": r.no_result_reason(side),
+    })
+}
+
+/// The verdict's detail of a side (core::verify).
+fn detail(r: &SideResult, side: &str) -> verify::RunDetail {
+    verify::RunDetail {
+        how: r.failures_described(),
+        no_result: r.no_result_reason(side),
+    }
 }
 
 /// §10 on this checkout: the test alone on HEAD and on the merge base.
@@ -105,6 +174,9 @@ pub async fn rerun(
     let ran = run_both(&co, (&head, &mb), &[], opts, (test, None), progress, stop).await;
     co.remove_all();
     let (runner, hr, br) = ran?;
+    let no_result = br
+        .no_result_reason("the merge base")
+        .or_else(|| hr.no_result_reason("the head"));
     let a = assess(hr.count(), br.count());
     let phrase = a.verdict.phrase();
     let ticket_text = (a.verdict == Verdict::NotThisChange).then(|| {
@@ -130,19 +202,27 @@ pub async fn rerun(
         };
         ticket(&view, &a, hr.count(), br.count())
     });
+    let mut head_json = side_json(&head, &hr, "the head");
+    head_json["interval"] = json!([a.branch_interval.0, a.branch_interval.1]);
+    let mut base_json = side_json(&mb, &br, "the merge base");
+    base_json["interval"] = json!([a.base_interval.0, a.base_interval.1]);
+    // A run that never started makes the comparison mean nothing: could not run.
+    let (phrase, ticket_text) = match &no_result {
+        Some(_) => ("could not run", None),
+        None => (phrase, ticket_text),
+    };
     let json = json!({
         "test": test,
         "verdict": phrase,
-        "head": {"sha": head, "failures": hr.failures, "runs": hr.runs, "no_result": hr.missing,
-                 "interval": [a.branch_interval.0, a.branch_interval.1]},
-        "base": {"sha": mb, "failures": br.failures, "runs": br.runs, "no_result": br.missing,
-                 "interval": [a.base_interval.0, a.base_interval.1]},
+        "reason": no_result,
+        "head": head_json,
+        "base": base_json,
         "p": a.p,
         "ticket": ticket_text,
         "runner": runner_name(&runner),
         "uncommitted_changes_ignored": dirty,
     });
-    let exit = if a.verdict == Verdict::NoResults {
+    let exit = if a.verdict == Verdict::NoResults || no_result.is_some() {
         2
     } else {
         0
@@ -185,11 +265,17 @@ pub async fn verify(
     .await;
     co.remove_all();
     let (tests, runner, hr, br) = ran?;
-    let done = |r: SideResult| verify::SideState::Done {
+    let done = |r: &SideResult, side: &str| verify::SideState::Done {
         count: r.count(),
         run_url: None,
+        detail: detail(r, side),
     };
-    let o = verify::assess(&done(hr), &done(br), false).unwrap_or(verify::Outcome {
+    let o = verify::assess(
+        &done(&hr, "the head"),
+        &done(&br, "the merge base"),
+        false,
+    )
+    .unwrap_or(verify::Outcome {
         verdict: verify::Verdict::CouldNotRun,
         reason: None,
     });
@@ -203,8 +289,8 @@ pub async fn verify(
         "seed": claim.seed,
         "verdict": o.verdict.as_str(),
         "reason": o.reason,
-        "head": {"sha": head, "failures": hr.failures, "runs": hr.runs, "no_result": hr.missing},
-        "base": {"sha": mb, "failures": br.failures, "runs": br.runs, "no_result": br.missing},
+        "head": side_json(&head, &hr, "the head"),
+        "base": side_json(&mb, &br, "the merge base"),
         "tests_laid_over": tests,
         "runner": runner_name(&runner),
         "uncommitted_changes_ignored": dirty,

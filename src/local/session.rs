@@ -6,27 +6,14 @@ use std::path::Path;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::core::rerun::verdict::Count;
+use crate::core::runs::{NoResult, Outcome, Tally};
 
+use super::process::NotRun;
 use super::runner::Runner;
 
-/// One side's runs: failures among the runs that reported the test, and the runs that did not.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct SideResult {
-    pub failures: u32,
-    pub runs: u32,
-    /// Runs whose output held no result of the test (not found, a build error).
-    pub missing: u32,
-}
-
-impl SideResult {
-    pub fn count(self) -> Count {
-        Count {
-            failures: self.failures,
-            runs: self.runs,
-        }
-    }
-}
+/// One side's runs added up (core::runs::Tally), and why none could run when it was not
+/// even built.
+pub type SideResult = Tally;
 
 /// Where progress goes: a bar when stderr is a terminal, plain lines otherwise (or a callback,
 /// for the MCP server's notifications).
@@ -41,36 +28,29 @@ pub enum Stopped {
     Failed(String),
 }
 
-async fn run_once(
-    runner: &Runner,
-    dir: &Path,
-    test: &str,
-    seed: Option<&str>,
-) -> Result<Option<bool>, String> {
-    let cmd = runner.command(test, seed);
-    let mut c = tokio::process::Command::new("sh");
-    c.arg("-c").arg(&cmd).current_dir(dir).kill_on_drop(true);
-    // Caches off: every run is a real run.
-    c.env("GOFLAGS", "-count=1")
-        .env("CARGO_INCREMENTAL", "0")
-        .env("PYTHONDONTWRITEBYTECODE", "1");
-    if let Some(s) = seed {
-        c.env("REPRO_GATE_SEED", s);
+impl From<NotRun> for Stopped {
+    fn from(e: NotRun) -> Stopped {
+        match e {
+            NotRun::Stopped => Stopped::Interrupted,
+            NotRun::Spawn(e) => Stopped::Failed(e),
+        }
     }
-    let out = c
-        .output()
-        .await
-        .map_err(|e| format!("cannot run `{cmd}`: {e}"))?;
-    let text = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(runner.outcome(test, out.status.success(), &text))
 }
 
-/// Runs the test `runs` times on each side, alternating; stops (killing the run in progress)
-/// when `stop` is cancelled.
+/// A side that never got to its runs: every run is no result for this reason.
+fn unbuilt(reason: NoResult, runs: u32) -> Tally {
+    let mut t = Tally::default();
+    let o = Outcome::NoResult { no_result: reason };
+    for _ in 0..runs.max(1) {
+        t.add(&o);
+    }
+    t
+}
+
+/// Prepares both sides (a build each), then runs the test `runs` times on each, alternating;
+/// a side that does not build has no result in any run, and the other side is not run for
+/// nothing. Stops (ending the run in progress and its process group) when `stop` is
+/// cancelled.
 pub async fn run_sides(
     runner: &Runner,
     (head, base): (&Path, &Path),
@@ -79,25 +59,31 @@ pub async fn run_sides(
     progress: &dyn Progress,
     stop: &CancellationToken,
 ) -> Result<(SideResult, SideResult), Stopped> {
-    let mut h = SideResult::default();
-    let mut b = SideResult::default();
+    let ph = runner.prepare(head, test, seed, stop).await?;
+    let pb = runner.prepare(base, test, seed, stop).await?;
+    let (ph, pb) = match (ph, pb) {
+        (Ok(h), Ok(b)) => (h, b),
+        (h, b) => {
+            let side = |p: Result<_, NoResult>| match p {
+                Ok(_) => Tally::default(),
+                Err(e) => unbuilt(e, runs),
+            };
+            return Ok((side(h), side(b)));
+        }
+    };
+    let mut h = Tally::default();
+    let mut b = Tally::default();
     let total = runs * 2;
     let mut done = 0;
     for _ in 0..runs {
-        for (side, dir, acc) in [("head", head, &mut h), ("base", base, &mut b)] {
-            let outcome = tokio::select! {
-                r = run_once(runner, dir, test, seed) => r.map_err(Stopped::Failed)?,
-                _ = stop.cancelled() => return Err(Stopped::Interrupted),
-            };
-            match outcome {
-                Some(failed) => {
-                    acc.runs += 1;
-                    acc.failures += u32::from(failed);
-                }
-                None => acc.missing += 1,
+        for (side, dir, prep, acc) in [("head", head, &ph, &mut h), ("base", base, &pb, &mut b)] {
+            if stop.is_cancelled() {
+                return Err(Stopped::Interrupted);
             }
+            let outcome = runner.run_once(prep, dir, test, seed, stop).await?;
+            acc.add(&outcome);
             done += 1;
-            progress.ran(done, total, side, outcome);
+            progress.ran(done, total, side, outcome.failed());
         }
     }
     Ok((h, b))

@@ -42,16 +42,27 @@ pub struct ClassifyDiffParams {
 /// How the runs of `rerun_local` and `verify_local` are made.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RunParams {
-    /// Runs of the test on each side (default 20).
+    /// Runs of the test on each side, 1 to 100 (default 20).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 100))]
     pub runs: Option<u32>,
     /// The branch whose merge base with HEAD is the other side (default: the remote's default
     /// branch).
     #[serde(default)]
     pub base: Option<String>,
-    /// auto, go, cargo, nextest, pytest, jest or command (default auto).
+    /// The test runner (default auto: found from the checkout's files).
     #[serde(default)]
-    pub runner: Option<String>,
+    pub runner: Option<crate::local::RunnerKind>,
+    /// One run's time limit in seconds (default: `rerun.run_timeout_seconds` of the config,
+    /// 300): a run past it is a failure (hung).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 3600))]
+    pub timeout_seconds: Option<u64>,
+    /// A `.github/repro-gate.yml` whose `rerun.args`, `rerun.env`, `rerun.run_timeout_seconds`
+    /// and `verify.command`/`verify.build` apply (default: the checkout's when present),
+    /// relative to `dir`.
+    #[serde(default)]
+    pub config: Option<String>,
     /// For the command runner: a template run once per run (`{test}`, `{seed}` are replaced by
     /// shell-quoted values); its exit status is the run's result.
     #[serde(default)]

@@ -131,19 +131,16 @@ impl Tools {
     }
 }
 
-fn options(run: &RunParams) -> Result<Options, String> {
-    let runner = match run.runner.as_deref() {
-        None => RunnerKind::Auto,
-        Some(r) => clap::ValueEnum::from_str(r, true).map_err(|_| {
-            format!("unknown runner {r:?}: auto, go, cargo, nextest, pytest, jest or command")
-        })?,
-    };
-    Ok(Options {
-        runs: run.runs.unwrap_or(20),
-        base: run.base.clone(),
-        runner,
-        command: run.command.clone(),
-    })
+fn options(run: &RunParams, dir: &Path) -> Result<Options, String> {
+    let config = crate::local::config::checkout_config(dir, run.config.as_deref())?;
+    Ok(Options::from_config(
+        &config,
+        run.runs.unwrap_or(20),
+        run.base.clone(),
+        run.runner.unwrap_or(RunnerKind::Auto),
+        run.command.clone(),
+        run.timeout_seconds,
+    ))
 }
 
 fn read(path: &Path, what: &str) -> Result<String, String> {
@@ -160,7 +157,7 @@ impl Tools {
         Self::blocking(move || {
             let file = match p.file {
                 Some(f) => dir.join(f),
-                None => match crate::cli::classify::checkout_config(&dir, None) {
+                None => match crate::local::config::checkout_config(&dir, None) {
                     Ok(c) => dir.join(c.reliability_file),
                     Err(e) => return failed(e),
                 },
@@ -199,7 +196,7 @@ impl Tools {
     async fn classify_diff(&self, Parameters(p): Parameters<ClassifyDiffParams>) -> CallToolResult {
         let dir = self.dir_of(p.dir.as_deref());
         Self::blocking(move || {
-            let config = match crate::cli::classify::checkout_config(&dir, p.config.as_deref()) {
+            let config = match crate::local::config::checkout_config(&dir, p.config.as_deref()) {
                 Ok(c) => c,
                 Err(e) => return failed(e),
             };
@@ -219,11 +216,11 @@ impl Tools {
         Parameters(p): Parameters<RerunParams>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let opts = match options(&p.run) {
+        let dir = self.dir_of(p.run.dir.as_deref());
+        let opts = match options(&p.run, &dir) {
             Ok(o) => o,
             Err(e) => return failed(e),
         };
-        let dir = self.dir_of(p.run.dir.as_deref());
         self.long(&ctx, move |progress, stop| async move {
             protocol::rerun(&dir, &p.test, &opts, &progress, &stop).await
         })
@@ -238,7 +235,8 @@ impl Tools {
         Parameters(p): Parameters<VerifyParams>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let opts = match options(&p.run) {
+        let dir = self.dir_of(p.run.dir.as_deref());
+        let opts = match options(&p.run, &dir) {
             Ok(o) => o,
             Err(e) => return failed(e),
         };
@@ -251,7 +249,6 @@ impl Tools {
             Ok(c) => c,
             Err(e) => return failed(e),
         };
-        let dir = self.dir_of(p.run.dir.as_deref());
         self.long(&ctx, move |progress, stop| async move {
             protocol::verify(&dir, &claim, &opts, &progress, &stop).await
         })

@@ -8,7 +8,7 @@ pub mod trace;
 pub mod verdict;
 
 pub use claim::{Claim, claim_of, test_files_for_base};
-pub use verdict::{Outcome, SideState, Verdict, assess};
+pub use verdict::{Outcome, RunDetail, SideState, Verdict, assess};
 
 /// The `workflow_dispatch` inputs a verification needs beyond §10's (`tests_from` and `tests`
 /// always; `seed` and `command` when the claim or the config uses them).
@@ -33,7 +33,7 @@ pub enum Status {
     /// A session should start now (the shell starts it, then reads it as `Session`).
     ToStart { claim: Claim, tests: Vec<String> },
     /// A session of this head and claim: running or concluded.
-    Session(SessionView),
+    Session(Box<SessionView>),
 }
 
 impl Status {

@@ -43,7 +43,11 @@ fn link(side: &SideState) -> String {
 
 fn result(side: &SideState) -> String {
     match side {
-        SideState::Done { count, .. } => format!("fails {}/{}", count.failures, count.runs),
+        SideState::Done { count, detail, .. } => match (&detail.no_result, &detail.how) {
+            (Some(_), _) => "no result".into(),
+            (None, Some(how)) => format!("fails {}/{} ({})", count.failures, count.runs, md(how)),
+            (None, None) => format!("fails {}/{}", count.failures, count.runs),
+        },
         SideState::Waiting { .. } => "running".into(),
         SideState::NotStarted { .. } => "—".into(),
     }
@@ -288,6 +292,7 @@ mod tests {
                 runs: 20,
             },
             run_url: Some(format!("https://github.com/acme/pool/actions/runs/{id}")),
+            detail: Default::default(),
         }
     }
 
@@ -319,6 +324,7 @@ mod tests {
                             runs: 0,
                         },
                         run_url: None,
+                        detail: Default::default(),
                     },
                     done(0, 2),
                     false,
@@ -369,6 +375,7 @@ mod tests {
                 runs: 0,
             },
             run_url: Some("https://github.com/acme/pool/actions/runs/101".into()),
+            detail: Default::default(),
         };
         insta::assert_snapshot!(text(&view(none, done(0, 102), false)));
     }

@@ -68,7 +68,18 @@ pub enum SideState {
     Done {
         count: Count,
         run_url: Option<String>,
+        detail: RunDetail,
     },
+}
+
+/// What a side's runs said beyond the count (core::runs): how the failures failed, and why
+/// runs had no result.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunDetail {
+    /// `18 failed, 2 crashed (signal 6)`.
+    pub how: Option<String>,
+    /// Runs that never started, with the reason (naming the side): `could not run`.
+    pub no_result: Option<String>,
 }
 
 impl SideState {
@@ -109,7 +120,28 @@ pub fn assess(branch: &SideState, base: &SideState, timed_out: bool) -> Option<O
         }
     }
     let (b, h) = match (base, branch) {
-        (SideState::Done { count: b, .. }, SideState::Done { count: h, .. }) => (*b, *h),
+        (
+            SideState::Done {
+                count: b,
+                detail: db,
+                ..
+            },
+            SideState::Done {
+                count: h,
+                detail: dh,
+                ..
+            },
+        ) => {
+            // A run that never started (a build error, no such test, an ambiguous name)
+            // makes a side's count mean nothing.
+            if let Some(r) = db.no_result.as_ref().or(dh.no_result.as_ref()) {
+                return Some(Outcome {
+                    verdict: Verdict::CouldNotRun,
+                    reason: Some(r.clone()),
+                });
+            }
+            (*b, *h)
+        }
         _ if timed_out => return Some(Outcome::of(Verdict::TimedOut)),
         _ => return None,
     };
@@ -142,6 +174,7 @@ mod tests {
         SideState::Done {
             count: Count { failures, runs },
             run_url: None,
+            detail: Default::default(),
         }
     }
 

@@ -1,0 +1,160 @@
+//! One shell command in its own process group: its output (stdout and stderr as one stream,
+//! bounded), how it ended, and a time limit and a stop that end the whole group, so that a
+//! hung test, its children and grandchildren are gone when this returns.
+
+use std::path::Path;
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt as _;
+use tokio_util::sync::CancellationToken;
+
+use crate::core::runs::Ended;
+
+/// What a run printed is kept up to this many bytes from its start and as many from its end.
+const KEEP: usize = 8 << 20;
+
+/// A finished command.
+#[derive(Debug)]
+pub struct Ran {
+    pub output: String,
+    pub ended: Ended,
+}
+
+/// Why a command did not finish.
+#[derive(Debug)]
+pub enum NotRun {
+    /// The stop was asked for; the group was ended.
+    Stopped,
+    /// It could not be started.
+    Spawn(String),
+}
+
+/// Ends the process group `pgid`: SIGTERM, then SIGKILL to whatever is left after `grace`.
+async fn end_group(pgid: i32, grace: Duration) {
+    // SAFETY: killpg only sends a signal; a group that is gone answers ESRCH.
+    unsafe {
+        libc::killpg(pgid, libc::SIGTERM);
+    }
+    let deadline = tokio::time::Instant::now() + grace;
+    while tokio::time::Instant::now() < deadline {
+        // SAFETY: signal 0 checks whether any process of the group is left.
+        if unsafe { libc::killpg(pgid, 0) } != 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // SAFETY: as above.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
+/// Runs `sh -c script` in `dir` with `env`, in a new process group, for at most `limit`.
+pub async fn run(
+    script: &str,
+    dir: &Path,
+    env: &[(String, String)],
+    limit: Duration,
+    stop: &CancellationToken,
+) -> Result<Ran, NotRun> {
+    let mut c = tokio::process::Command::new("sh");
+    // stderr joins stdout, so lines keep their order (a crash message after its test's name).
+    c.arg("-c")
+        .arg(format!("exec 2>&1\n{script}"))
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .kill_on_drop(true);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let mut child = c
+        .spawn()
+        .map_err(|e| NotRun::Spawn(format!("cannot run `{script}`: {e}")))?;
+    let pgid = child.id().and_then(|p| i32::try_from(p).ok());
+    let capture = std::sync::Arc::new(std::sync::Mutex::new(Capture::default()));
+    let reader = child.stdout.take().map(|mut o| {
+        let capture = capture.clone();
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 64 << 10];
+            while let Ok(n) = o.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut c) = capture.lock() {
+                    c.push(&buf[..n]);
+                }
+            }
+        })
+    });
+    let ended = tokio::select! {
+        status = child.wait() => {
+            let status = status.map_err(|e| NotRun::Spawn(format!("waiting for `{script}`: {e}")))?;
+            use std::os::unix::process::ExitStatusExt as _;
+            match (status.code(), status.signal()) {
+                (Some(code), _) => Ended::from_shell(code, None),
+                (None, Some(sig)) => Ended::Signalled(sig),
+                (None, None) => Ended::Exited(-1),
+            }
+        }
+        _ = tokio::time::sleep(limit) => Ended::TimedOut(limit.as_secs()),
+        _ = stop.cancelled() => {
+            if let Some(g) = pgid {
+                end_group(g, Duration::from_secs(2)).await;
+            }
+            let _ = child.wait().await;
+            if let Some(r) = reader {
+                r.abort();
+            }
+            return Err(NotRun::Stopped);
+        }
+    };
+    // The shell is gone or out of time: whatever is left in its group goes too, so the pipe
+    // closes and the output is complete.
+    if let Some(g) = pgid {
+        let grace = if matches!(ended, Ended::TimedOut(_)) { 2000 } else { 200 };
+        end_group(g, Duration::from_millis(grace)).await;
+    }
+    let _ = child.wait().await;
+    if let Some(r) = reader
+        && tokio::time::timeout(Duration::from_secs(5), r).await.is_err()
+    {
+        // A process that left the group still holds the pipe: take what came so far.
+    }
+    let output = capture.lock().map(|c| c.text()).unwrap_or_default();
+    Ok(Ran { output, ended })
+}
+
+/// The start and the end of what a run printed.
+#[derive(Default)]
+struct Capture {
+    head: Vec<u8>,
+    tail: std::collections::VecDeque<u8>,
+    cut: bool,
+}
+
+impl Capture {
+    fn push(&mut self, bytes: &[u8]) {
+        let room = KEEP.saturating_sub(self.head.len());
+        let (h, t) = bytes.split_at(bytes.len().min(room));
+        self.head.extend_from_slice(h);
+        self.tail.extend(t);
+        if self.tail.len() > KEEP {
+            let extra = self.tail.len() - KEEP;
+            self.tail.drain(..extra);
+            self.cut = true;
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut text = String::from_utf8_lossy(&self.head).into_owned();
+        if self.cut {
+            text.push_str("\n[… output cut …]\n");
+        }
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        text.push_str(&String::from_utf8_lossy(&tail));
+        text
+    }
+}
