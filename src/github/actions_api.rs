@@ -9,6 +9,13 @@ use super::api::{decode, encode_path};
 use super::types::{RepoName, Truncated};
 use super::{As, GitHub, GitHubError};
 
+/// The run a dispatch started, as GitHub answered it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DispatchedRun {
+    pub id: u64,
+    pub html_url: Option<String>,
+}
+
 /// An artifact of a run.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Artifact {
@@ -103,8 +110,10 @@ impl GitHub {
         Ok(c.merge_base_commit.sha)
     }
 
-    /// `POST /repos/{o}/{r}/actions/workflows/{file}/dispatches` on `git_ref` with `inputs`.
-    /// Not retried blindly (a dispatch is not idempotent).
+    /// `POST /repos/{o}/{r}/actions/workflows/{file}/dispatches` on `git_ref` with `inputs`,
+    /// asking for the run it starts (`return_run_details`): its id and link, or `None` where
+    /// GitHub answers 204 without them (older GitHub Enterprise Server). Not retried blindly
+    /// (a dispatch is not idempotent).
     pub async fn dispatch_workflow(
         &self,
         inst: i64,
@@ -112,15 +121,28 @@ impl GitHub {
         workflow: &str,
         git_ref: &str,
         inputs: &serde_json::Value,
-    ) -> Result<(), GitHubError> {
-        let body = json!({ "ref": git_ref, "inputs": inputs });
+    ) -> Result<Option<DispatchedRun>, GitHubError> {
+        let body = json!({ "ref": git_ref, "inputs": inputs, "return_run_details": true });
         let p = format!(
             "/repos/{repo}/actions/workflows/{}/dispatches",
             encode_path(workflow)
         );
-        self.write(inst, Method::POST, &p, Some(&body), false)
-            .await
-            .map(|_| ())
+        let Some(resp) = self.write(inst, Method::POST, &p, Some(&body), false).await? else {
+            return Ok(None);
+        };
+        if resp.body.is_empty() || resp.status == http::StatusCode::NO_CONTENT {
+            return Ok(None);
+        }
+        #[derive(Deserialize)]
+        struct D {
+            workflow_run_id: Option<u64>,
+            html_url: Option<String>,
+        }
+        let d: D = decode(&p, &resp)?;
+        Ok(d.workflow_run_id.map(|id| DispatchedRun {
+            id,
+            html_url: d.html_url,
+        }))
     }
 
     /// The installation of a repository (`GET /repos/{o}/{r}/installation`, as the App).

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::types::RepoName;
+use super::api::decode;
 use super::{As, GitHub, GitHubError};
 
 /// What GitHub returns when a manifest registration is converted.
@@ -132,6 +133,24 @@ impl GitHub {
         )
         .await
         .map(|_| ())
+    }
+
+    /// The login of the App's bot (`<slug>[bot]`), from `GET /app` once per process.
+    pub async fn bot_login(&self) -> Result<String, GitHubError> {
+        #[derive(Deserialize)]
+        struct A {
+            slug: String,
+        }
+        let slug = self
+            .inner
+            .slug
+            .get_or_try_init(|| async {
+                let path = "/app";
+                let resp = self.raw(As::App, Method::GET, path, None, true).await?;
+                decode::<A>(path, &resp).map(|a| a.slug)
+            })
+            .await?;
+        Ok(format!("{slug}[bot]"))
     }
 
     /// `GET /app/installations`

@@ -14,6 +14,9 @@ use tokio::sync::Mutex;
 pub struct AppKey {
     pub app_id: u64,
     key: EncodingKey,
+    /// A secret derived from the private key (every replica has the same): it keys session
+    /// ids, so that nobody outside can tell one in advance.
+    derived: [u8; 32],
 }
 
 impl std::fmt::Debug for AppKey {
@@ -32,7 +35,20 @@ impl AppKey {
                 "{variable} is not an RSA private key in PEM form (PKCS#1 or PKCS#8): {e}"
             )
         })?;
-        Ok(AppKey { app_id, key })
+        use sha2::Digest as _;
+        let mut h = sha2::Sha256::new();
+        h.update(b"repro-gate session ids\0");
+        h.update(pem.expose_secret().as_bytes());
+        Ok(AppKey {
+            app_id,
+            key,
+            derived: h.finalize().into(),
+        })
+    }
+
+    /// The secret that keys session ids.
+    pub fn session_key(&self) -> &[u8; 32] {
+        &self.derived
     }
 
     /// A JWT valid for 9 minutes from `now` (iat back-dated 60 s for clock drift).

@@ -78,6 +78,8 @@ struct Inner {
     minting: Mutex<()>,
     /// Closed for an identity while GitHub's rate limit for it lasts.
     gate: RateGate,
+    /// The App's slug (`GET /app`), once asked.
+    slug: tokio::sync::OnceCell<String>,
 }
 
 /// Which identity a call uses.
@@ -88,12 +90,18 @@ pub enum As {
 }
 
 impl GitHub {
+    /// The server's secret for session ids (from the App's key).
+    pub fn session_key(&self) -> &[u8; 32] {
+        self.inner.key.session_key()
+    }
+
     pub fn new(config: ClientConfig, key: AppKey) -> Self {
         GitHub {
             inner: Arc::new(Inner {
                 config,
                 key,
                 tokens: TokenCache::default(),
+                slug: tokio::sync::OnceCell::new(),
                 clients: Mutex::new(HashMap::new()),
                 minting: Mutex::new(()),
                 gate: RateGate::default(),

@@ -90,7 +90,7 @@ pub async fn on_comment(
                     runs: runs.unwrap_or(config.rerun.runs),
                     trigger: super::rerun::StartedBy::Command(actor),
                     // The same comment retried is the same session.
-                    session: crate::core::rerun::session_id(&format!(
+                    session: crate::core::rerun::session_id(svc.github.session_key(), &format!(
                         "{repo}#{number}:comment:{}",
                         ev.comment.id
                     )),

@@ -148,6 +148,22 @@ pub struct WorkflowRun {
     pub display_title: Option<String>,
     #[serde(default)]
     pub html_url: Option<String>,
+    /// The workflow file (`.github/workflows/x.yml`, sometimes with `@ref`).
+    #[serde(default)]
+    pub path: Option<String>,
+    #[serde(default)]
+    pub actor: Option<Actor>,
+    /// Where the run's code comes from: a fork PR's run names the fork.
+    #[serde(default)]
+    pub head_repository: Option<Repository>,
+    #[serde(default)]
+    pub created_at: Option<String>,
+}
+
+/// Who started a run.
+#[derive(Debug, Deserialize)]
+pub struct Actor {
+    pub login: String,
 }
 
 #[derive(Debug, Deserialize)]

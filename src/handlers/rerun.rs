@@ -130,6 +130,7 @@ pub async fn start(svc: &Services, config: &RepoConfig, s: Start<'_>) -> Result<
             now_ms: now,
             deadline_ms: now + timeout_ms,
             verify,
+            options: Some(&rerun::options_input(config, s.verify.is_some())),
         })
         .await
         .map_err(store_err)?;
@@ -247,14 +248,27 @@ async fn dispatch_sides(
             }
             put("seed", v.seed.clone());
             put("command", v.command.clone());
-            put("seed_env", Some(v.seed_env.join(" ")));
+            // A workflow of an earlier version takes the seed's variables on their own.
+            if !takes("options") {
+                put("seed_env", Some(v.seed_env.join(" ")));
+            }
+        }
+        if takes("options")
+            && let Some(o) = &row.options
+        {
+            inputs["options"] = json!(o);
         }
         let done = svc
             .github
             .dispatch_workflow(row.installation_id, &repo, &row.workflow, default, &inputs)
             .await;
+        let mut bound = None;
         let error = match done {
-            Ok(()) => None,
+            Ok(run) => {
+                // The side is this run's, and no other's (docs/verification.md#run-identity).
+                bound = run.map(|r| (i64::try_from(r.id).unwrap_or(i64::MAX), r.html_url));
+                None
+            }
             Err(
                 e @ (GitHubError::NotFound { .. }
                 | GitHubError::Unprocessable { .. }
@@ -266,7 +280,13 @@ async fn dispatch_sides(
             Err(e) => return Err(gh(e)),
         };
         svc.store
-            .side_dispatched(&row.id, &side.side, error.as_deref(), svc.clock.now_ms())
+            .side_dispatched(
+                &row.id,
+                &side.side,
+                error.as_deref(),
+                bound.as_ref().map(|(id, url)| (*id, url.as_deref())),
+                svc.clock.now_ms(),
+            )
             .await
             .map_err(store_err)?;
     }
@@ -425,11 +445,34 @@ pub async fn on_side_completed(
     let mut patterns = config.history.artifacts.clone();
     patterns.push("repro-gate-rerun*".into());
     let globs = crate::history::sources::artifact_globs(&patterns);
-    let (results, seeds) =
-        crate::history::sources::rerun_results(&svc.github, inst, repo, run.id, &globs)
-            .await
-            .map_err(gh)?;
-    let count = rerun::count_of(&row.test, &results);
+    let read = crate::history::sources::rerun_results(
+        &svc.github,
+        inst,
+        repo,
+        run.id,
+        &globs,
+        &row.test,
+    )
+    .await
+    .map_err(gh)?;
+    // Each run judged as a concurrency test fails it (a report of this version's workflow),
+    // else an earlier report's results counted.
+    let (count, no_result, reason, how) = match &read.tally {
+        Some(t) => {
+            let who = if side == Side::Base {
+                "the merge base"
+            } else {
+                "the head"
+            };
+            (
+                t.count(),
+                t.no_result,
+                t.no_result_reason(who),
+                t.failures_described(),
+            )
+        }
+        None => (rerun::count_of(&row.test, &read.tests), 0, None, None),
+    };
     let run_id = i64::try_from(run.id).unwrap_or(i64::MAX);
     let fresh = svc
         .store
@@ -440,7 +483,9 @@ pub async fn on_side_completed(
                 run_id,
                 run_url: run.html_url.as_deref(),
                 count: (count.failures, count.runs),
-                seeds: &seeds,
+                seeds: &read.seeds,
+                no_result: (no_result, reason.as_deref()),
+                how: how.as_deref(),
             },
             svc.clock.now_ms(),
         )

@@ -16,7 +16,9 @@ use super::context::{Services, store_err};
 use super::rerun::{Start, Started, StartedBy, VerifyPlan};
 
 /// The inputs the workflow must declare for this claim (beyond §10's required ones).
-fn needed_inputs(claim: &Claim, config: &RepoConfig) -> Vec<&'static str> {
+/// `options` carries `rerun.args`, `rerun.env`, `verify.build` and `verify.seed_env` (a
+/// workflow of an earlier version takes `seed_env` on its own).
+fn needed_inputs(claim: &Claim, config: &RepoConfig, declared: &[String]) -> Vec<&'static str> {
     let mut need = vec!["side", "tests_from", "tests"];
     if claim.seed.is_some() {
         need.push("seed");
@@ -24,8 +26,13 @@ fn needed_inputs(claim: &Claim, config: &RepoConfig) -> Vec<&'static str> {
     if config.verify.command.is_some() {
         need.push("command");
     }
-    if !config.verify.seed_env.is_empty() {
-        need.push("seed_env");
+    let legacy_seed_env = declared.iter().any(|d| d == "seed_env");
+    if (!config.verify.seed_env.is_empty() && !legacy_seed_env)
+        || !config.rerun.args.is_empty()
+        || !config.rerun.env.is_empty()
+        || (config.verify.command.is_some() && config.verify.build.is_some())
+    {
+        need.push("options");
     }
     need
 }
@@ -57,7 +64,7 @@ pub async fn status(svc: &Services, a: &Ask<'_>, gated: bool) -> Result<Status, 
             workflow: workflow.clone(),
         });
     };
-    let missing: Vec<String> = needed_inputs(&claim, a.config)
+    let missing: Vec<String> = needed_inputs(&claim, a.config, &inputs)
         .into_iter()
         .filter(|n| !inputs.iter().any(|i| i == n))
         .map(str::to_string)
@@ -106,13 +113,19 @@ pub async fn start(
 ) -> Result<Started, JobError> {
     let (repo, pr) = (a.repo, a.pr);
     let session = match by {
-        Some((_, comment)) => session_id(&format!("{repo}#{}:verify:comment:{comment}", pr.number)),
-        None => session_id(&format!(
+        Some((_, comment)) => session_id(
+            svc.github.session_key(),
+            &format!("{repo}#{}:verify:comment:{comment}", pr.number),
+        ),
+        None => session_id(
+            svc.github.session_key(),
+            &format!(
             "{repo}#{}:verify:{}:{}",
             pr.number,
-            pr.head_sha,
-            claim.key()
-        )),
+                pr.head_sha,
+                claim.key()
+            ),
+        ),
     };
     let test = claim.test_input();
     let start = Start {
@@ -140,8 +153,8 @@ pub async fn start(
 }
 
 /// A verification session id (`vf-…`, distinct from a rerun's `rr-…`).
-fn session_id(seed: &str) -> String {
-    let id = rerun::session_id(seed);
+fn session_id(key: &[u8], seed: &str) -> String {
+    let id = rerun::session_id(key, seed);
     format!("vf-{}", id.trim_start_matches("rr-"))
 }
 
@@ -156,7 +169,10 @@ pub fn view_of(row: &SessionRow) -> Option<SessionView> {
                 SideState::Done {
                     count: Count { failures, runs },
                     run_url: s.run_url.clone(),
-                    detail: Default::default(),
+                    detail: crate::core::verify::RunDetail {
+                        how: s.how.clone(),
+                        no_result: s.no_result_reason.clone(),
+                    },
                 }
             }
             Some(s) if s.dispatch_error.is_some() => SideState::NotStarted {

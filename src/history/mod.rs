@@ -3,6 +3,7 @@
 
 pub mod publish;
 pub mod reports;
+pub mod rerun_report;
 pub mod sources;
 pub mod tokens;
 

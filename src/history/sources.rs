@@ -111,21 +111,19 @@ pub async fn run_results(
     Ok((results, source))
 }
 
-/// Largest zip entry of a rerun's report read into memory (reports of one test are small).
-const RERUN_ENTRY_CAP: u64 = 64 * 1024 * 1024;
-
-/// A rerun run's results, each test with its pass and failure counts (a `-count=20` report is
-/// twenty runs of one test), and the seeds its reports printed.
+/// A rerun run's report for the session's `test`: each run judged (a report of this version's
+/// workflow), or the results of an earlier report, with the seeds the runs printed; from its
+/// jobs' logs when it has no matching artifact.
 pub async fn rerun_results(
     gh: &GitHub,
     inst: i64,
     repo: &RepoName,
     run: u64,
     patterns: &GlobSet,
-) -> Result<(Vec<crate::core::failures::TestResult>, Vec<String>), GitHubError> {
+    test: &str,
+) -> Result<super::rerun_report::RerunRead, GitHubError> {
     let artifacts = matching_artifacts(gh, inst, repo, run, patterns).await?;
-    let mut tests = Vec::new();
-    let mut seeds = Vec::new();
+    let mut out = super::rerun_report::RerunRead::default();
     if artifacts.is_empty() {
         for job in gh
             .run_jobs(inst, repo, run)
@@ -134,22 +132,27 @@ pub async fn rerun_results(
             .take(MAX_JOBS)
         {
             match log_results(gh, inst, repo, job.id).await {
-                Ok(r) => tests.extend(r.tests),
+                Ok(r) => out.tests.extend(r.tests),
                 Err(e) => {
                     tracing::warn!(job = job.id, error = %e, "a rerun job log could not be read")
                 }
             }
         }
-        return Ok((tests, seeds));
+        return Ok(out);
     }
     for a in artifacts {
-        match read_artifact(gh, inst, repo, a.id, read_rerun_zip).await? {
-            Ok((t, s)) => {
-                tests.extend(t);
-                for seed in s {
-                    if !seeds.contains(&seed) && seeds.len() < 20 {
-                        seeds.push(seed);
+        let test = test.to_string();
+        let read = move |f: std::fs::File| super::rerun_report::read(f, &test, UNZIPPED_CAP);
+        match read_artifact(gh, inst, repo, a.id, read).await? {
+            Ok(r) => {
+                out.tests.extend(r.tests);
+                for seed in r.seeds {
+                    if !out.seeds.contains(&seed) && out.seeds.len() < 20 {
+                        out.seeds.push(seed);
                     }
+                }
+                if out.tally.is_none() {
+                    out.tally = r.tally;
                 }
             }
             Err(e) => {
@@ -157,43 +160,7 @@ pub async fn rerun_results(
             }
         }
     }
-    Ok((tests, seeds))
-}
-
-/// Every test of every report in a rerun's zip, with the seeds the reports print.
-pub fn read_rerun_zip<R: std::io::Read + std::io::Seek>(
-    file: R,
-) -> Result<(Vec<crate::core::failures::TestResult>, Vec<String>), String> {
-    let mut zip = zip::ZipArchive::new(file).map_err(|e| format!("not a zip: {e}"))?;
-    let mut tests = Vec::new();
-    let mut seeds = Vec::new();
-    let mut budget = UNZIPPED_CAP;
-    for i in 0..zip.len().min(MAX_ENTRIES) {
-        let Ok(entry) = zip.by_index(i) else {
-            continue;
-        };
-        if entry.is_dir() || budget == 0 {
-            continue;
-        }
-        let mut bytes = Vec::new();
-        let read = entry
-            .take(budget.min(RERUN_ENTRY_CAP))
-            .read_to_end(&mut bytes);
-        budget = budget.saturating_sub(bytes.len() as u64);
-        if read.is_err() {
-            continue;
-        }
-        let text = String::from_utf8_lossy(&bytes);
-        for s in crate::core::rerun::seeds_in(&text, 20) {
-            if !seeds.contains(&s) {
-                seeds.push(s);
-            }
-        }
-        if let Ok(r) = read_report(BufReader::new(bytes.as_slice()), ReportFormat::Auto) {
-            tests.extend(r.tests);
-        }
-    }
-    Ok((tests, seeds))
+    Ok(out)
 }
 
 /// Streams one job log through the results parser (on a blocking thread).
@@ -226,7 +193,7 @@ async fn read_artifact<T: Send + 'static>(
     inst: i64,
     repo: &RepoName,
     artifact: u64,
-    read: fn(std::fs::File) -> Result<T, String>,
+    read: impl FnOnce(std::fs::File) -> Result<T, String> + Send + 'static,
 ) -> Result<Result<T, String>, GitHubError> {
     let zip = download_to_temp(gh, inst, repo, artifact).await?;
     tokio::task::spawn_blocking(move || read(zip))

@@ -8,10 +8,7 @@ use std::time::Duration;
 use tokio::io::AsyncReadExt as _;
 use tokio_util::sync::CancellationToken;
 
-use crate::core::runs::Ended;
-
-/// What a run printed is kept up to this many bytes from its start and as many from its end.
-const KEEP: usize = 8 << 20;
+use crate::core::runs::{Capture, Ended};
 
 /// A finished command.
 #[derive(Debug)]
@@ -125,36 +122,4 @@ pub async fn run(
     }
     let output = capture.lock().map(|c| c.text()).unwrap_or_default();
     Ok(Ran { output, ended })
-}
-
-/// The start and the end of what a run printed.
-#[derive(Default)]
-struct Capture {
-    head: Vec<u8>,
-    tail: std::collections::VecDeque<u8>,
-    cut: bool,
-}
-
-impl Capture {
-    fn push(&mut self, bytes: &[u8]) {
-        let room = KEEP.saturating_sub(self.head.len());
-        let (h, t) = bytes.split_at(bytes.len().min(room));
-        self.head.extend_from_slice(h);
-        self.tail.extend(t);
-        if self.tail.len() > KEEP {
-            let extra = self.tail.len() - KEEP;
-            self.tail.drain(..extra);
-            self.cut = true;
-        }
-    }
-
-    fn text(&self) -> String {
-        let mut text = String::from_utf8_lossy(&self.head).into_owned();
-        if self.cut {
-            text.push_str("\n[… output cut …]\n");
-        }
-        let tail: Vec<u8> = self.tail.iter().copied().collect();
-        text.push_str(&String::from_utf8_lossy(&tail));
-        text
-    }
 }

@@ -25,6 +25,8 @@ pub struct NewSession<'a> {
     pub deadline_ms: i64,
     /// A verification (§11): what it runs beyond §10's inputs.
     pub verify: Option<NewVerify<'a>>,
+    /// The workflow's `options` input (JSON: rerun.args, rerun.env, timeouts, verify.build).
+    pub options: Option<&'a str>,
 }
 
 /// What a verification session runs.
@@ -65,6 +67,10 @@ pub struct SideDone<'a> {
     /// (failures, runs) of the session's test.
     pub count: (u32, u32),
     pub seeds: &'a [String],
+    /// Runs with no result, and the first one's reason (core::runs).
+    pub no_result: (u32, Option<&'a str>),
+    /// How the failures failed (`18 failed, 2 crashed (signal 6)`).
+    pub how: Option<&'a str>,
 }
 
 /// One side as stored.
@@ -73,11 +79,19 @@ pub struct SideRow {
     pub side: String,
     pub sha: String,
     pub dispatched: bool,
+    /// When it was dispatched (Unix ms of the service's clock).
+    pub dispatched_ms: Option<i64>,
     pub dispatch_error: Option<String>,
+    /// The run this side is bound to (the one its dispatch returned, or the first that
+    /// qualified): no other run counts.
     pub run_id: Option<i64>,
     pub run_url: Option<String>,
     /// (failures, runs) once its run completed.
     pub count: Option<(u32, u32)>,
+    /// Runs with no result and the first one's reason; how the failures failed.
+    pub no_result: u32,
+    pub no_result_reason: Option<String>,
+    pub how: Option<String>,
     pub seeds: Vec<String>,
 }
 
@@ -104,6 +118,8 @@ pub struct SessionRow {
     pub head_sha: Option<String>,
     /// Present for a verification session (purpose `verify`).
     pub verify: Option<VerifyRow>,
+    /// The workflow's `options` input the session dispatches with.
+    pub options: Option<String>,
 }
 
 impl SessionRow {
@@ -125,8 +141,8 @@ impl Store {
     /// Creates a session with its two sides; false when a session with this id exists.
     pub async fn create_session(&self, s: &NewSession<'_>) -> anyhow::Result<bool> {
         const SESSION: &str = "INSERT INTO rerun_sessions (id, repository, installation_id, pr_number, test, runs, workflow, trigger_kind, trigger_detail, state, history_failures, history_runs, created_ms, deadline_ms, \
-            purpose, head_sha, claim_key, claim_kind, claim_test, seed, tests, command, seed_env) \
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) ON CONFLICT DO NOTHING";
+            purpose, head_sha, claim_key, claim_kind, claim_test, seed, tests, command, seed_env, options) \
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23) ON CONFLICT DO NOTHING";
         const SIDE: &str = "INSERT INTO rerun_sides (session, side, sha) VALUES ($1, $2, $3)";
         let hf = s.history.map(|h| i64::try_from(h.0).unwrap_or(i64::MAX));
         let hr = s.history.map(|h| i64::try_from(h.1).unwrap_or(i64::MAX));
@@ -142,7 +158,7 @@ impl Store {
                 .bind(s.trigger_detail).bind(hf).bind(hr).bind(s.now_ms).bind(s.deadline_ms)
                 .bind(purpose).bind(s.head_sha).bind(v.map(|v| v.claim_key)).bind(v.map(|v| v.claim_kind))
                 .bind(v.and_then(|v| v.claim_test)).bind(v.and_then(|v| v.seed)).bind(tests.as_deref())
-                .bind(v.and_then(|v| v.command)).bind(seed_env.as_deref())
+                .bind(v.and_then(|v| v.command)).bind(seed_env.as_deref()).bind(s.options)
                 .execute(&mut *tx).await?.rows_affected();
             if n == 1 {
                 for (side, sha) in [("branch", s.head_sha), ("base", s.base_sha)] {
@@ -158,8 +174,8 @@ impl Store {
     /// A session with its sides.
     pub async fn session(&self, id: &str) -> anyhow::Result<Option<SessionRow>> {
         const SESSION: &str = "SELECT id, repository, installation_id, pr_number, test, runs, workflow, trigger_kind, trigger_detail, comment_id, state, history_failures, history_runs, created_ms, deadline_ms, \
-            purpose, head_sha, claim_key, claim_kind, claim_test, seed, tests, command, seed_env, verdict FROM rerun_sessions WHERE id = $1";
-        const SIDES: &str = "SELECT side, sha, dispatched_ms, dispatch_error, run_id, run_url, failures, runs, seeds FROM rerun_sides WHERE session = $1 ORDER BY side DESC";
+            purpose, head_sha, claim_key, claim_kind, claim_test, seed, tests, command, seed_env, verdict, options FROM rerun_sessions WHERE id = $1";
+        const SIDES: &str = "SELECT side, sha, dispatched_ms, dispatch_error, run_id, run_url, failures, runs, seeds, no_result, no_result_reason, how FROM rerun_sides WHERE session = $1 ORDER BY side DESC";
         let row = on_pool!(self, pool => {
             let Some(r) = sqlx::query(SESSION).bind(id).fetch_optional(pool).await? else {
                 return Ok(None);
@@ -186,6 +202,7 @@ impl Store {
                 sides: Vec::new(),
                 head_sha: r.try_get("head_sha")?,
                 verify: None,
+                options: r.try_get("options")?,
             };
             let words = |t: Option<String>| -> Vec<String> {
                 t.map(|t| t.split_whitespace().map(str::to_string).collect()).unwrap_or_default()
@@ -210,11 +227,15 @@ impl Store {
                     side: s.try_get("side")?,
                     sha: s.try_get("sha")?,
                     dispatched: s.try_get::<Option<i64>, _>("dispatched_ms")?.is_some(),
+                    dispatched_ms: s.try_get("dispatched_ms")?,
                     dispatch_error: s.try_get("dispatch_error")?,
                     run_id: s.try_get("run_id")?,
                     run_url: s.try_get("run_url")?,
                     count: failures.zip(runs).map(|(f, n)| (small(f), small(n))),
                     seeds: seeds.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default(),
+                    no_result: small(s.try_get::<Option<i64>, _>("no_result")?.unwrap_or(0)),
+                    no_result_reason: s.try_get("no_result_reason")?,
+                    how: s.try_get("how")?,
                 });
             }
             out
@@ -234,28 +255,72 @@ impl Store {
         Ok(())
     }
 
-    /// Records a side's dispatch: done, or refused with `error`.
+    /// Records a side's dispatch: done (bound to `run`, the run GitHub answered with, when it
+    /// answered one), or refused with `error`.
     pub async fn side_dispatched(
         &self,
         id: &str,
         side: &str,
         error: Option<&str>,
+        run: Option<(i64, Option<&str>)>,
         now_ms: i64,
     ) -> anyhow::Result<()> {
-        const SQL: &str = "UPDATE rerun_sides SET dispatched_ms = $1, dispatch_error = $2 WHERE session = $3 AND side = $4";
+        const SQL: &str = "UPDATE rerun_sides SET dispatched_ms = $1, dispatch_error = $2, \
+            run_id = COALESCE($3, run_id), run_url = COALESCE($4, run_url), bound_ms = CASE WHEN $3 IS NULL THEN bound_ms ELSE $1 END \
+            WHERE session = $5 AND side = $6";
         let at = error.is_none().then_some(now_ms);
-        on_pool!(self, pool => sqlx::query(SQL).bind(at).bind(error).bind(id).bind(side).execute(pool).await.map(|_| ())?);
+        let (run_id, run_url) = match run {
+            Some((r, u)) => (Some(r), u),
+            None => (None, None),
+        };
+        on_pool!(self, pool => sqlx::query(SQL).bind(at).bind(error).bind(run_id).bind(run_url).bind(id).bind(side).execute(pool).await.map(|_| ())?);
         Ok(())
     }
 
-    /// Records a side's completed run; false when it was recorded before.
+    /// Binds a side dispatched without a run id (GitHub answered 204) to the first run that
+    /// qualified; false when the side is bound already.
+    pub async fn bind_side(
+        &self,
+        id: &str,
+        side: &str,
+        run_id: i64,
+        run_url: Option<&str>,
+        now_ms: i64,
+    ) -> anyhow::Result<bool> {
+        const SQL: &str = "UPDATE rerun_sides SET run_id = $1, run_url = $2, bound_ms = $3 \
+            WHERE session = $4 AND side = $5 AND run_id IS NULL AND dispatched_ms IS NOT NULL AND done_ms IS NULL";
+        let n = on_pool!(self, pool => sqlx::query(SQL).bind(run_id).bind(run_url).bind(now_ms).bind(id).bind(side).execute(pool).await?.rows_affected());
+        Ok(n == 1)
+    }
+
+    /// The session side bound to a run of a repository.
+    pub async fn side_of_run(
+        &self,
+        repo: &str,
+        run_id: i64,
+    ) -> anyhow::Result<Option<(String, String)>> {
+        const SQL: &str = "SELECT s.session, s.side FROM rerun_sides s JOIN rerun_sessions r ON r.id = s.session \
+            WHERE s.run_id = $1 AND r.repository = $2 LIMIT 1";
+        let row = on_pool!(self, pool => {
+            match sqlx::query(SQL).bind(run_id).bind(repo).fetch_optional(pool).await? {
+                Some(r) => Some((r.try_get("session")?, r.try_get("side")?)),
+                None => None,
+            }
+        });
+        Ok(row)
+    }
+
+    /// Records a side's completed run (the run it is bound to); false when it was recorded
+    /// before, or the run is not the side's.
     pub async fn side_done(&self, done: &SideDone<'_>, now_ms: i64) -> anyhow::Result<bool> {
-        const SQL: &str = "UPDATE rerun_sides SET run_id = $1, run_url = COALESCE($2, run_url), failures = $3, runs = $4, seeds = $5, done_ms = $6 \
-            WHERE session = $7 AND side = $8 AND done_ms IS NULL";
+        const SQL: &str = "UPDATE rerun_sides SET run_url = COALESCE($1, run_url), failures = $2, runs = $3, seeds = $4, done_ms = $5, \
+            no_result = $6, no_result_reason = $7, how = $8 \
+            WHERE session = $9 AND side = $10 AND run_id = $11 AND done_ms IS NULL";
         let seeds = serde_json::to_string(done.seeds)?;
         let (failures, runs) = done.count;
-        let n = on_pool!(self, pool => sqlx::query(SQL).bind(done.run_id).bind(done.run_url).bind(i64::from(failures)).bind(i64::from(runs))
-            .bind(&seeds).bind(now_ms).bind(done.session).bind(done.side).execute(pool).await?.rows_affected());
+        let n = on_pool!(self, pool => sqlx::query(SQL).bind(done.run_url).bind(i64::from(failures)).bind(i64::from(runs))
+            .bind(&seeds).bind(now_ms).bind(i64::from(done.no_result.0)).bind(done.no_result.1).bind(done.how)
+            .bind(done.session).bind(done.side).bind(done.run_id).execute(pool).await?.rows_affected());
         Ok(n == 1)
     }
 
@@ -287,7 +352,8 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// A side's run started: its link, before it completes.
+    /// A side's bound run started: its link, before it completes; false when the link was
+    /// known.
     pub async fn side_started(
         &self,
         id: &str,
@@ -295,8 +361,9 @@ impl Store {
         run_id: i64,
         run_url: Option<&str>,
     ) -> anyhow::Result<bool> {
-        const SQL: &str = "UPDATE rerun_sides SET run_id = $1, run_url = $2 WHERE session = $3 AND side = $4 AND done_ms IS NULL AND run_id IS NULL";
-        let n = on_pool!(self, pool => sqlx::query(SQL).bind(run_id).bind(run_url).bind(id).bind(side).execute(pool).await?.rows_affected());
+        const SQL: &str = "UPDATE rerun_sides SET run_url = $1 WHERE session = $2 AND side = $3 AND run_id = $4 AND done_ms IS NULL \
+            AND $1 IS NOT NULL AND (run_url IS NULL OR run_url <> $1)";
+        let n = on_pool!(self, pool => sqlx::query(SQL).bind(run_url).bind(id).bind(side).bind(run_id).execute(pool).await?.rows_affected());
         Ok(n == 1)
     }
 

@@ -50,11 +50,50 @@ pub fn valid_session(s: &str) -> bool {
 }
 
 /// A session id from a stable seed (the command's comment, or the test and head of an automatic
-/// start): the same trigger retried gives the same session.
-pub fn session_id(seed: &str) -> String {
-    use sha2::{Digest as _, Sha256};
-    let digest = Sha256::digest(seed.as_bytes());
-    format!("rr-{}", hex::encode(&digest[..6]))
+/// start), keyed by the server's secret: the same trigger retried gives the same session, and
+/// nobody without the key can tell the id (and so the runs' titles) in advance.
+pub fn session_id(key: &[u8], seed: &str) -> String {
+    use hmac::{Hmac, KeyInit as _, Mac as _};
+    let mut mac = match Hmac::<sha2::Sha256>::new_from_slice(key) {
+        Ok(m) => m,
+        // HMAC takes keys of any length; this is never reached.
+        Err(_) => return format!("rr-{}", hex::encode(&sha2_digest(key, seed)[..10])),
+    };
+    mac.update(seed.as_bytes());
+    let tag = mac.finalize().into_bytes();
+    format!("rr-{}", hex::encode(&tag[..10]))
+}
+
+fn sha2_digest(key: &[u8], seed: &str) -> Vec<u8> {
+    use sha2::Digest as _;
+    let mut h = sha2::Sha256::new();
+    h.update(key);
+    h.update(seed.as_bytes());
+    h.finalize().to_vec()
+}
+
+/// The workflow's `options` input: the maintainers' `rerun.args`, `rerun.env`,
+/// `rerun.run_timeout_seconds`, and for a verification `verify.build` and `verify.seed_env`
+/// (JSON, passed to the workflow's shell as data).
+pub fn options_input(config: &crate::core::config::RepoConfig, verify: bool) -> String {
+    let mut o = serde_json::json!({
+        "run_timeout_seconds": config.rerun.run_timeout_seconds,
+    });
+    if !config.rerun.args.is_empty() {
+        o["args"] = serde_json::json!(config.rerun.args);
+    }
+    if !config.rerun.env.is_empty() {
+        o["env"] = serde_json::json!(config.rerun.env);
+    }
+    if verify {
+        if let (Some(b), Some(_)) = (&config.verify.build, &config.verify.command) {
+            o["build"] = serde_json::json!(b);
+        }
+        if !config.verify.seed_env.is_empty() {
+            o["seed_env"] = serde_json::json!(config.verify.seed_env);
+        }
+    }
+    o.to_string()
 }
 
 /// The run title the workflow gives each side (`run-name`).
@@ -227,11 +266,13 @@ mod tests {
     }
 
     #[test]
-    fn session_ids_are_stable_and_valid() {
-        let a = session_id("o/r#1:comment:99");
-        assert_eq!(a, session_id("o/r#1:comment:99"));
-        assert_ne!(a, session_id("o/r#1:comment:100"));
-        assert!(valid_session(&a) && a.len() == 15, "{a}");
+    fn session_ids_are_stable_valid_and_keyed() {
+        let a = session_id(b"k", "o/r#1:comment:99");
+        assert_eq!(a, session_id(b"k", "o/r#1:comment:99"));
+        assert_ne!(a, session_id(b"k", "o/r#1:comment:100"));
+        // Without the server's key the id cannot be told from the trigger.
+        assert_ne!(a, session_id(b"other", "o/r#1:comment:99"));
+        assert!(valid_session(&a) && a.len() == 23, "{a}");
         assert!(!valid_session("") && !valid_session("a b") && !valid_session(&"x".repeat(65)));
     }
 

@@ -4,6 +4,8 @@
 //! never started: a build error, no such test, a name several binaries share). The same rules
 //! read the rerun workflow's reports, `rerun-local`/`verify-local` and the MCP tools.
 
+mod capture;
+pub mod report;
 mod start;
 mod tally;
 
@@ -12,6 +14,7 @@ use serde::Serialize;
 use crate::core::failures::{Format, results_str};
 use crate::core::test_ids::{Selection, matches};
 
+pub use capture::Capture;
 pub use start::{Family, started};
 pub use tally::Tally;
 
