@@ -89,14 +89,16 @@ pub fn block(config: &RepoConfig, reliability_file: &str) -> String {
 }
 
 pub fn run(args: AgentsMdArgs) -> ExitCode {
-    let config =
-        match crate::local::config::checkout_config(std::path::Path::new("."), args.config.as_deref()) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(2);
-            }
-        };
+    let config = match crate::local::config::checkout_config(
+        std::path::Path::new("."),
+        args.config.as_deref(),
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let file = config.reliability_file.clone();
     print!("{}", block(&config, &file));
     ExitCode::SUCCESS

@@ -437,8 +437,7 @@ pub fn parse(text: &str) -> Result<RepoConfig, ConfigError> {
         ));
     }
     if r.args.len() > 32
-        || r
-            .args
+        || r.args
             .iter()
             .any(|a| a.is_empty() || a.len() > 256 || a.contains(['\n', '\r', '\0']))
     {
@@ -453,7 +452,9 @@ pub fn parse(text: &str) -> Result<RepoConfig, ConfigError> {
     for (k, v) in &r.env {
         if !valid_env_name(k) {
             return Err(problem(
-                format!("rerun.env: {k:?} is not a variable name this can set (letters, digits and _, not GITHUB_*, RUNNER_*, ACTIONS_* or RERUN_*)"),
+                format!(
+                    "rerun.env: {k:?} is not a variable name this can set (letters, digits and _, not GITHUB_*, RUNNER_*, ACTIONS_* or RERUN_*)"
+                ),
                 "env",
             ));
         }

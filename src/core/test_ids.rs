@@ -38,7 +38,12 @@ impl CargoLayout {
         let v: serde_json::Value = serde_json::from_str(json).ok()?;
         let mut layout = CargoLayout::default();
         for p in v.get("packages")?.as_array()? {
-            for t in p.get("targets").and_then(|t| t.as_array()).into_iter().flatten() {
+            for t in p
+                .get("targets")
+                .and_then(|t| t.as_array())
+                .into_iter()
+                .flatten()
+            {
                 let name = t.get("name").and_then(|n| n.as_str()).unwrap_or("");
                 let kinds: Vec<&str> = t
                     .get("kind")
@@ -208,11 +213,12 @@ pub fn pytest(id: &str, is_file: impl Fn(&str) -> bool) -> Selection {
 /// binary when there is one); for the others, the id in any of its forms ([`same_test`]).
 pub fn matches(sel: &Selection, id: &str, r: &TestResult) -> bool {
     if sel.target.first().is_some_and(|t| t.starts_with("--")) || sel.binary.is_some() {
+        // A run of one selected target: a result that names no binary is that target's.
         return r.test.name == sel.name
-            && sel
-                .binary
-                .as_ref()
-                .is_none_or(|b| r.test.package.as_deref() == Some(b.as_str()));
+            && match (&sel.binary, r.test.package.as_deref()) {
+                (Some(b), Some(p)) => p == b,
+                _ => true,
+            };
     }
     same_test(id, &r.test.id()) || same_test(&sel.name, &r.test.id())
 }
@@ -290,7 +296,10 @@ mod tests {
         let a = go("services/pool::TestCheckoutWakeupOrdering", dir);
         assert_eq!(a.package.as_deref(), Some("./services/pool"));
         assert_eq!(a.name, "TestCheckoutWakeupOrdering");
-        let b = go("example.com/acme/services/pool.TestCheckoutWakeupOrdering", dir);
+        let b = go(
+            "example.com/acme/services/pool.TestCheckoutWakeupOrdering",
+            dir,
+        );
         assert_eq!(b.package.as_deref(), Some("example.com/acme/services/pool"));
         assert_eq!(b.name, "TestCheckoutWakeupOrdering");
         let c = go("TestCheckoutWakeupOrdering", dir);

@@ -127,7 +127,10 @@ impl GitHub {
             "/repos/{repo}/actions/workflows/{}/dispatches",
             encode_path(workflow)
         );
-        let Some(resp) = self.write(inst, Method::POST, &p, Some(&body), false).await? else {
+        let Some(resp) = self
+            .write(inst, Method::POST, &p, Some(&body), false)
+            .await?
+        else {
             return Ok(None);
         };
         if resp.body.is_empty() || resp.status == http::StatusCode::NO_CONTENT {

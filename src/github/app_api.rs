@@ -5,8 +5,8 @@ use http::Method;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::types::RepoName;
 use super::api::decode;
+use super::types::RepoName;
 use super::{As, GitHub, GitHubError};
 
 /// What GitHub returns when a manifest registration is converted.

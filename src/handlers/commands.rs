@@ -90,10 +90,10 @@ pub async fn on_comment(
                     runs: runs.unwrap_or(config.rerun.runs),
                     trigger: super::rerun::StartedBy::Command(actor),
                     // The same comment retried is the same session.
-                    session: crate::core::rerun::session_id(svc.github.session_key(), &format!(
-                        "{repo}#{number}:comment:{}",
-                        ev.comment.id
-                    )),
+                    session: crate::core::rerun::session_id(
+                        svc.github.session_key(),
+                        &format!("{repo}#{number}:comment:{}", ev.comment.id),
+                    ),
                     timeout_minutes: config.rerun.timeout_minutes,
                     verify: None,
                 };

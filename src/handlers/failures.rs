@@ -260,7 +260,10 @@ async fn auto_rerun(
                     test: &test,
                     runs: config.rerun.runs,
                     trigger: super::rerun::StartedBy::Auto(standing),
-                    session: rerun::session_id(svc.github.session_key(), &format!("{repo}#{pr}:auto:{test}@{head_sha}")),
+                    session: rerun::session_id(
+                        svc.github.session_key(),
+                        &format!("{repo}#{pr}:auto:{test}@{head_sha}"),
+                    ),
                     timeout_minutes: config.rerun.timeout_minutes,
                     verify: None,
                 };

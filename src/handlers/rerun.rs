@@ -445,16 +445,10 @@ pub async fn on_side_completed(
     let mut patterns = config.history.artifacts.clone();
     patterns.push("repro-gate-rerun*".into());
     let globs = crate::history::sources::artifact_globs(&patterns);
-    let read = crate::history::sources::rerun_results(
-        &svc.github,
-        inst,
-        repo,
-        run.id,
-        &globs,
-        &row.test,
-    )
-    .await
-    .map_err(gh)?;
+    let read =
+        crate::history::sources::rerun_results(&svc.github, inst, repo, run.id, &globs, &row.test)
+            .await
+            .map_err(gh)?;
     // Each run judged as a concurrency test fails it (a report of this version's workflow),
     // else an earlier report's results counted.
     let (count, no_result, reason, how) = match &read.tally {

@@ -120,8 +120,8 @@ pub async fn start(
         None => session_id(
             svc.github.session_key(),
             &format!(
-            "{repo}#{}:verify:{}:{}",
-            pr.number,
+                "{repo}#{}:verify:{}:{}",
+                pr.number,
                 pr.head_sha,
                 claim.key()
             ),

@@ -108,7 +108,12 @@ async fn session_of(
         .await
         .map_err(store_err)?;
     if bound {
-        tracing::info!(session, side = side.as_str(), run = run.id, "a rerun side bound to its run (the dispatch returned none)");
+        tracing::info!(
+            session,
+            side = side.as_str(),
+            run = run.id,
+            "a rerun side bound to its run (the dispatch returned none)"
+        );
     }
     Ok(bound.then(|| (session.to_string(), side)))
 }
@@ -134,7 +139,11 @@ fn qualifies(run: &WorkflowRun, repo: &RepoName, workflow: &str, bot: &str, afte
         .as_deref()
         .and_then(|c| chrono::DateTime::parse_from_rfc3339(c).ok())
         .is_some_and(|c| c.timestamp_millis() + CLOCK_SKEW_MS >= after_ms);
-    run.event.as_deref() == Some("workflow_dispatch") && path_ok && repo_ok && actor_ok && created_ok
+    run.event.as_deref() == Some("workflow_dispatch")
+        && path_ok
+        && repo_ok
+        && actor_ok
+        && created_ok
 }
 
 /// A run's test results into the history, once per run and attempt.

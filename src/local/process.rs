@@ -111,12 +111,18 @@ pub async fn run(
     // The shell is gone or out of time: whatever is left in its group goes too, so the pipe
     // closes and the output is complete.
     if let Some(g) = pgid {
-        let grace = if matches!(ended, Ended::TimedOut(_)) { 2000 } else { 200 };
+        let grace = if matches!(ended, Ended::TimedOut(_)) {
+            2000
+        } else {
+            200
+        };
         end_group(g, Duration::from_millis(grace)).await;
     }
     let _ = child.wait().await;
     if let Some(r) = reader
-        && tokio::time::timeout(Duration::from_secs(5), r).await.is_err()
+        && tokio::time::timeout(Duration::from_secs(5), r)
+            .await
+            .is_err()
     {
         // A process that left the group still holds the pipe: take what came so far.
     }

@@ -44,7 +44,8 @@ impl Options {
         timeout_seconds: Option<u64>,
     ) -> Options {
         let from_config = command.is_none() && runner == RunnerKind::Auto;
-        let command = command.or_else(|| from_config.then(|| config.verify.command.clone()).flatten());
+        let command =
+            command.or_else(|| from_config.then(|| config.verify.command.clone()).flatten());
         Options {
             runs,
             base,
@@ -58,7 +59,9 @@ impl Options {
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect(),
                 timeout: std::time::Duration::from_secs(
-                    timeout_seconds.unwrap_or(config.rerun.run_timeout_seconds).max(1),
+                    timeout_seconds
+                        .unwrap_or(config.rerun.run_timeout_seconds)
+                        .max(1),
                 ),
                 build: command.as_ref().and(config.verify.build.clone()),
             },
@@ -270,15 +273,12 @@ pub async fn verify(
         run_url: None,
         detail: detail(r, side),
     };
-    let o = verify::assess(
-        &done(&hr, "the head"),
-        &done(&br, "the merge base"),
-        false,
-    )
-    .unwrap_or(verify::Outcome {
-        verdict: verify::Verdict::CouldNotRun,
-        reason: None,
-    });
+    let o = verify::assess(&done(&hr, "the head"), &done(&br, "the merge base"), false).unwrap_or(
+        verify::Outcome {
+            verdict: verify::Verdict::CouldNotRun,
+            reason: None,
+        },
+    );
     let exit = match o.verdict {
         verify::Verdict::Verified => 0,
         verify::Verdict::CouldNotRun => 2,

@@ -14,7 +14,9 @@ use crate::core::test_ids::{self, CargoLayout, Selection};
 use super::process::{self, NotRun};
 
 /// Which runner runs the test.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, schemars::JsonSchema, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, schemars::JsonSchema, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum RunnerKind {
     Auto,
@@ -130,7 +132,10 @@ impl Runner {
         ];
         // The caller's GOFLAGS stay (a -timeout, -tags); -count=1 turns the test cache off.
         let goflags = std::env::var("GOFLAGS").unwrap_or_default();
-        env.push(("GOFLAGS".into(), format!("{goflags} -count=1").trim().to_string()));
+        env.push((
+            "GOFLAGS".into(),
+            format!("{goflags} -count=1").trim().to_string(),
+        ));
         let mut py: Vec<String> = Vec::new();
         if dir.join("src").is_dir() && self.family == Family::Pytest {
             py.push(dir.join("src").to_string_lossy().into_owned());
@@ -172,7 +177,8 @@ impl Runner {
         };
         let sel = match self.family {
             Family::Cargo | Family::Nextest => {
-                let meta = build("cargo metadata --no-deps --format-version 1 --quiet".into()).await?;
+                let meta =
+                    build("cargo metadata --no-deps --format-version 1 --quiet".into()).await?;
                 let layout = CargoLayout::from_metadata(&meta.output).unwrap_or_default();
                 let sel = test_ids::cargo(test, &layout);
                 let head = match self.family {
@@ -387,10 +393,18 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir(dir.path().join("src")).expect("src");
         let env = r.env(dir.path(), Some("7"));
-        let get = |k: &str| env.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        let get = |k: &str| {
+            env.iter()
+                .rev()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.clone())
+        };
         assert!(get("GOFLAGS").is_some_and(|g| g.ends_with("-count=1")));
         let py = get("PYTHONPATH").expect("PYTHONPATH");
-        assert!(py.starts_with(&dir.path().join("src").to_string_lossy().into_owned()), "{py}");
+        assert!(
+            py.starts_with(&dir.path().join("src").to_string_lossy().into_owned()),
+            "{py}"
+        );
         assert_eq!(get("REPRO_GATE_SEED").as_deref(), Some("7"));
     }
 }

@@ -310,7 +310,13 @@ pub fn finish_run(
             "id": run, "run_attempt": 1, "head_sha": "main-sha", "head_branch": "main",
             "event": "workflow_dispatch", "conclusion": "success",
             "display_title": format!("repro-gate rerun {session} {side}"),
-            "html_url": format!("https://github.com/{repo}/actions/runs/{run}")
+            "html_url": format!("https://github.com/{repo}/actions/runs/{run}"),
+            // This fake answers a dispatch 204 (older GHES): the side binds to the first run
+            // that qualifies, which this is.
+            "path": ".github/workflows/repro-gate-rerun.yml",
+            "actor": {"login": "repro-gate-test[bot]"},
+            "head_repository": {"full_name": repo},
+            "created_at": chrono::Utc::now().to_rfc3339()
         },
         "repository": {"full_name": repo, "default_branch": "main"},
         "installation": {"id": 7}

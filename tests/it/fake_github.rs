@@ -470,6 +470,7 @@ async fn handle_request(s: FakeState, req: Request) -> Response {
                 w.redelivery_requests.push(id.parse().unwrap_or(0));
                 answer(202, json!({}))
             }
+            (Method::GET, ["app"]) => answer(200, json!({"id": APP_ID, "slug": "repro-gate-test"})),
             (Method::GET, ["app", "installations"]) => answer(
                 200,
                 Value::Array(w.installations.iter().map(|i| json!({"id": i})).collect()),

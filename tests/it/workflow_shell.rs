@@ -13,6 +13,7 @@ use std::process::Command;
 
 use repro_gate::core::rerun::count_of;
 use repro_gate::core::rerun::verdict::Count;
+use repro_gate::history::rerun_report::RerunRead;
 use serde_json::Value;
 
 const WORKFLOW: &str = include_str!("../../deploy/repro-gate-rerun.yml");
@@ -189,26 +190,52 @@ fn run_job(origin: &Path, inputs: &[(&str, &str)]) -> Result<tempfile::TempDir, 
     Ok(work)
 }
 
-/// The report the job left, zipped like the uploaded artifact and read by the App's reader:
-/// the claimed test's count.
-fn count(work: &Path, test: &str) -> Count {
+/// The report the job left, zipped like the uploaded artifact and read by the App's reader.
+pub fn read_report(work: &Path, test: &str) -> RerunRead {
     let dir = work.join("ws/repro-gate-report");
     let mut buf = std::io::Cursor::new(Vec::new());
     {
         let mut zip = zip::ZipWriter::new(&mut buf);
         let opts = zip::write::SimpleFileOptions::default();
-        for entry in std::fs::read_dir(&dir).expect("the report folder exists") {
-            let entry = entry.expect("entry");
-            let name = entry.file_name().to_string_lossy().to_string();
-            zip.start_file(name, opts).expect("zip entry");
-            zip.write_all(&std::fs::read(entry.path()).expect("read"))
-                .expect("zip write");
+        let mut stack = vec![dir.clone()];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).expect("the report folder exists") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let name = path
+                    .strip_prefix(&dir)
+                    .expect("inside")
+                    .to_string_lossy()
+                    .to_string();
+                zip.start_file(name, opts).expect("zip entry");
+                zip.write_all(&std::fs::read(&path).expect("read"))
+                    .expect("zip write");
+            }
         }
         zip.finish().expect("zip");
     }
     buf.set_position(0);
-    let (results, _) = repro_gate::history::sources::read_rerun_zip(buf).expect("a zip");
-    count_of(test, &results)
+    repro_gate::history::rerun_report::read(buf, test, 64 << 20).expect("a zip")
+}
+
+/// The claimed test's count, as the App reads the report.
+fn count(work: &Path, test: &str) -> Count {
+    let r = read_report(work, test);
+    if std::env::var("DEBUG_REPORT").is_ok() {
+        eprintln!("{:?}", r.tally);
+        let _ = Command::new("sh")
+            .arg("-c")
+            .arg("find . -type f | head; cat runs/1/output.txt build.txt 2>/dev/null | tail -20")
+            .current_dir(work.join("ws/repro-gate-report"))
+            .status();
+    }
+    match r.tally {
+        Some(t) => t.count(),
+        None => count_of(test, &r.tests),
+    }
 }
 
 fn have(tool: &str) -> bool {
@@ -357,7 +384,7 @@ fn the_command_runner_quotes_the_test_runs_once_per_exit_status_and_exports_the_
     let hostile = "x'; touch pwned; echo '$(touch pwned2) `touch pwned3`";
     let extra = [
         ("seed", "7311"),
-        ("seed_env", "SIM_SEED"),
+        ("options", r#"{"seed_env": ["SIM_SEED"]}"#),
         ("command", command),
     ];
     let w = run_job(origin.path(), &inputs(&base, "base", hostile, &extra)).expect("base side");
@@ -391,7 +418,7 @@ fn the_command_runner_quotes_the_test_runs_once_per_exit_status_and_exports_the_
     // Another seed does not reproduce on the base: the seed is what the command got.
     let other = [
         ("seed", "12"),
-        ("seed_env", "SIM_SEED"),
+        ("options", r#"{"seed_env": ["SIM_SEED"]}"#),
         ("command", command),
     ];
     let w = run_job(origin.path(), &inputs(&base, "base", "seed-12", &other)).expect("seed 12");
@@ -416,7 +443,11 @@ fn inputs_that_are_not_data_stop_the_job_before_anything_runs() {
         ("a seed with a quote", vec![("seed", "1'2"), cmd], "t"),
         (
             "a seed variable the shell reads",
-            vec![("seed", "1"), ("seed_env", "BASH_ENV"), cmd],
+            vec![
+                ("seed", "1"),
+                ("options", r#"{"seed_env": ["BASH_ENV"]}"#),
+                cmd,
+            ],
             "t",
         ),
         (
@@ -460,7 +491,7 @@ fn inputs_that_are_not_data_stop_the_job_before_anything_runs() {
                 ("tests_from", head.as_str()),
                 ("tests", "sim.sh"),
                 ("seed", "7311"),
-                ("seed_env", "SIM_SEED"),
+                ("options", r#"{"seed_env": ["SIM_SEED"]}"#),
                 cmd,
             ],
         ),

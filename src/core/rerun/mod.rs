@@ -312,8 +312,8 @@ mod tests {
                 "tests_from",
                 "tests",
                 "seed",
-                "seed_env",
-                "command"
+                "command",
+                "options"
             ]
         );
     }

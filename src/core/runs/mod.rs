@@ -163,7 +163,11 @@ pub fn judge(family: Family, sel: &Selection, test: &str, output: &str, ended: E
     let exact = results.tests.iter().any(|r| r.test.id() == test);
     for r in results.tests.iter() {
         let id = r.test.id();
-        if !(if exact { id == test } else { matches(sel, test, r) }) {
+        if !(if exact {
+            id == test
+        } else {
+            matches(sel, test, r)
+        }) {
             continue;
         }
         if !ids.contains(&id) {
@@ -256,9 +260,9 @@ fn crash_signal(output: &str) -> Option<i32> {
 fn build_error(family: Family, output: &str) -> Option<String> {
     let lines = || output.lines().map(str::trim);
     let failed = match family {
-        Family::Cargo | Family::Nextest => lines().any(|l| {
-            l.starts_with("error: could not compile") || l.starts_with("error[E")
-        }),
+        Family::Cargo | Family::Nextest => {
+            lines().any(|l| l.starts_with("error: could not compile") || l.starts_with("error[E"))
+        }
         Family::Go => lines().any(|l| {
             l.ends_with("[build failed]")
                 || l.ends_with("[setup failed]")
@@ -283,7 +287,9 @@ fn not_found(family: Family, output: &str) -> bool {
         Family::Nextest => l.contains("0 tests run") || l.contains("no tests to run"),
         Family::Go => l.contains("no tests to run") || l.ends_with("[no test files]"),
         Family::Pytest => {
-            l.starts_with("ERROR: not found:") || l.contains("no tests ran") || l.contains("collected 0 items")
+            l.starts_with("ERROR: not found:")
+                || l.contains("no tests ran")
+                || l.contains("collected 0 items")
         }
         Family::Jest => l.starts_with("No tests found"),
         Family::Command => false,

@@ -59,7 +59,10 @@ mod tests {
             ended("status=124\ntimed_out=1\nlimit=300\nseconds=300\n"),
             Some(Ended::TimedOut(300))
         );
-        assert_eq!(ended("status=134\ntimed_out=0\n"), Some(Ended::Signalled(6)));
+        assert_eq!(
+            ended("status=134\ntimed_out=0\n"),
+            Some(Ended::Signalled(6))
+        );
         assert_eq!(ended("status=101\n"), Some(Ended::Exited(101)));
         assert_eq!(ended("nothing"), None);
     }

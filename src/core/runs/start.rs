@@ -75,7 +75,11 @@ mod tests {
     #[test]
     fn each_runner_shows_a_start_its_own_way() {
         assert_eq!(
-            started(Family::Cargo, "cancellation", "running 1 test\ntest cancellation ... "),
+            started(
+                Family::Cargo,
+                "cancellation",
+                "running 1 test\ntest cancellation ... "
+            ),
             Some(true)
         );
         assert_eq!(
@@ -83,10 +87,17 @@ mod tests {
             Some(false)
         );
         assert_eq!(
-            started(Family::Go, "TestA/sub", "=== RUN   TestA\n=== RUN   TestA/sub\n"),
+            started(
+                Family::Go,
+                "TestA/sub",
+                "=== RUN   TestA\n=== RUN   TestA/sub\n"
+            ),
             Some(true)
         );
-        assert_eq!(started(Family::Go, "TestA", "=== RUN   TestAB\n"), Some(false));
+        assert_eq!(
+            started(Family::Go, "TestA", "=== RUN   TestAB\n"),
+            Some(false)
+        );
         assert_eq!(
             started(
                 Family::Pytest,
@@ -96,6 +107,9 @@ mod tests {
             Some(true)
         );
         assert_eq!(started(Family::Jest, "x", "anything"), None);
-        assert_eq!(Family::parse(Family::Nextest.as_str()), Some(Family::Nextest));
+        assert_eq!(
+            Family::parse(Family::Nextest.as_str()),
+            Some(Family::Nextest)
+        );
     }
 }

@@ -63,7 +63,11 @@ impl Tally {
         self.first_no_result.as_ref().map(|n| {
             let r = n.reason(side);
             if self.no_result > 1 {
-                format!("{r} ({} of {} runs)", self.no_result, self.no_result + self.runs)
+                format!(
+                    "{r} ({} of {} runs)",
+                    self.no_result,
+                    self.no_result + self.runs
+                )
             } else {
                 r
             }

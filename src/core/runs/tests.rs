@@ -34,7 +34,10 @@ const RUNNING: &str = "     Running tests/bounded.rs (target/debug/deps/bounded-
 #[test]
 fn a_libtest_pass_and_failure_are_read_from_the_report_not_the_status() {
     let pass = format!("{RUNNING}test forget_blocked_sender ... ok\n\ntest result: ok. 1 passed\n");
-    assert_eq!(cargo("forget_blocked_sender", &pass, Ended::Exited(0)), Outcome::Passed);
+    assert_eq!(
+        cargo("forget_blocked_sender", &pass, Ended::Exited(0)),
+        Outcome::Passed
+    );
     let fail = format!(
         "{RUNNING}test forget_blocked_sender ... FAILED\n\nfailures:\n\n---- forget_blocked_sender stdout ----\nassertion failed\n\ntest result: FAILED. 0 passed; 1 failed\nerror: test failed, to rerun pass `--test bounded`\n"
     );
@@ -45,7 +48,10 @@ fn a_libtest_pass_and_failure_are_read_from_the_report_not_the_status() {
         }
     );
     // A pass whose process then exits non-zero (another binary failed) is still a pass.
-    assert_eq!(cargo("forget_blocked_sender", &pass, Ended::Exited(101)), Outcome::Passed);
+    assert_eq!(
+        cargo("forget_blocked_sender", &pass, Ended::Exited(101)),
+        Outcome::Passed
+    );
 }
 
 #[test]
@@ -80,7 +86,13 @@ fn a_run_the_time_limit_ended_hung() {
     );
     let go = "=== RUN   TestDrain\npanic: test timed out after 5m0s\n\trunning tests:\n\t\tTestDrain (5m0s)\n\ngoroutine 7 [chan receive]:\nFAIL\tpool\t300.012s\n";
     assert_eq!(
-        judge(Family::Go, &sel("TestDrain"), "pool::TestDrain", go, Ended::Exited(1)),
+        judge(
+            Family::Go,
+            &sel("TestDrain"),
+            "pool::TestDrain",
+            go,
+            Ended::Exited(1)
+        ),
         Outcome::Failed {
             failure: Failure::Hung(300)
         }
@@ -90,7 +102,11 @@ fn a_run_the_time_limit_ended_hung() {
 #[test]
 fn a_build_error_is_no_result_with_its_first_error_line() {
     let out = "   Compiling oneshot v0.1.10\nerror[E0599]: no method named `is_closed` found for struct `Receiver` in the current scope\n  --> tests/sync.rs:40:20\nerror: could not compile `oneshot` (test \"sync\") due to 1 previous error\n";
-    let o = cargo("dropping_sender_disconnects_receiver", out, Ended::Exited(101));
+    let o = cargo(
+        "dropping_sender_disconnects_receiver",
+        out,
+        Ended::Exited(101),
+    );
     let Outcome::NoResult {
         no_result: NoResult::Build(line),
     } = &o
@@ -155,7 +171,10 @@ fn pytest_verbose_output_shows_passes_and_starts() {
     let pass = format!(
         "============================= test session starts ==============================\ncollected 1 item\n\n{id} PASSED [100%]\n\n============================== 1 passed in 0.12s ===============================\n"
     );
-    assert_eq!(judge(Family::Pytest, &sel(id), id, &pass, Ended::Exited(0)), Outcome::Passed);
+    assert_eq!(
+        judge(Family::Pytest, &sel(id), id, &pass, Ended::Exited(0)),
+        Outcome::Passed
+    );
     let hung = format!("collected 1 item\n\n{id} ");
     assert_eq!(
         judge(Family::Pytest, &sel(id), id, &hung, Ended::TimedOut(60)),
@@ -165,7 +184,13 @@ fn pytest_verbose_output_shows_passes_and_starts() {
     );
     let missing = "ERROR: not found: /w/tests/test_corner_cases.py::test_nope\n(no match in any of [<Module test_corner_cases.py>])\n\n============================ no tests ran in 0.01s =============================\n";
     assert_eq!(
-        judge(Family::Pytest, &sel("tests/test_corner_cases.py::test_nope"), "tests/test_corner_cases.py::test_nope", missing, Ended::Exited(4)),
+        judge(
+            Family::Pytest,
+            &sel("tests/test_corner_cases.py::test_nope"),
+            "tests/test_corner_cases.py::test_nope",
+            missing,
+            Ended::Exited(4)
+        ),
         Outcome::NoResult {
             no_result: NoResult::NotFound
         }
@@ -237,8 +262,21 @@ fn shell_statuses_read_as_exits_signals_and_time_limits() {
 
 #[test]
 fn nothing_in_a_hostile_output_panics_or_leaks_markup() {
-    for out in ["", "\u{0}", "(signal: ", "(signal: 99999999999999999999", "panic: test timed out after ", "panic: test timed out after 1x"] {
-        for f in [Family::Cargo, Family::Go, Family::Pytest, Family::Jest, Family::Nextest] {
+    for out in [
+        "",
+        "\u{0}",
+        "(signal: ",
+        "(signal: 99999999999999999999",
+        "panic: test timed out after ",
+        "panic: test timed out after 1x",
+    ] {
+        for f in [
+            Family::Cargo,
+            Family::Go,
+            Family::Pytest,
+            Family::Jest,
+            Family::Nextest,
+        ] {
             let _ = judge(f, &sel("b"), "a::b", out, Ended::Exited(1));
         }
     }
