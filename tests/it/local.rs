@@ -273,56 +273,110 @@ fn a_claim_that_cannot_be_passed_safely_is_refused_before_anything_runs() {
 }
 
 #[test]
-fn an_interrupted_run_leaves_no_worktree() {
-    let (top, work) = repo(
+fn an_interrupted_run_leaves_no_worktree_and_no_process() {
+    for signal in ["-INT", "-TERM"] {
+        let (top, work) = repo(
+            &[
+                ("side.txt", "base\n"),
+                ("fails.txt", "none\n"),
+                ("slow.sh", "#!/bin/sh\necho $$ >> \"$1\"\nsleep 30\n"),
+            ],
+            &[("side.txt", "head\n")],
+        );
+        let started = top.path().join("started");
+        let cmd = format!("sh slow.sh {}", started.display());
+        let mut child = Command::new(BIN)
+            .args([
+                "rerun-local",
+                "pkg::TestSlow",
+                "--runs",
+                "5",
+                "--runner",
+                "command",
+                "--command",
+                &cmd,
+            ])
+            .current_dir(&work)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn");
+        // Wait for the first run to have started (an explicit signal, not a sleep guess).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let run_pid = loop {
+            if let Some(p) = std::fs::read_to_string(&started)
+                .ok()
+                .and_then(|t| t.lines().next().map(str::to_string))
+                .filter(|p| !p.is_empty())
+            {
+                break p;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the first run never started"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert_eq!(worktrees(&work), 3, "both worktrees exist while it runs");
+        let pid = child.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args([signal, &pid])
+                .status()
+                .expect("kill")
+                .success()
+        );
+        let status = child.wait().expect("wait");
+        assert_eq!(
+            status.code(),
+            Some(2),
+            "{signal}: an interrupted run could not finish"
+        );
+        assert_eq!(worktrees(&work), 1, "{signal}: no worktree left");
+        let alive = Command::new("kill")
+            .args(["-0", &run_pid])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("kill -0")
+            .success();
+        assert!(
+            !alive,
+            "{signal}: the run's process {run_pid} is still running"
+        );
+    }
+}
+
+#[test]
+fn a_hung_run_costs_one_time_limit_and_is_a_failure() {
+    let (_top, work) = repo(
         &[
             ("side.txt", "base\n"),
-            ("fails.txt", "none\n"),
-            ("slow.sh", "#!/bin/sh\necho started >> \"$1\"\nsleep 30\n"),
+            ("hang.sh", "#!/bin/sh\nsleep 600\n"),
         ],
         &[("side.txt", "head\n")],
     );
-    let started = top.path().join("started");
-    let cmd = format!("sh slow.sh {}", started.display());
-    let mut child = Command::new(BIN)
+    let out = Command::new(BIN)
         .args([
             "rerun-local",
-            "pkg::TestSlow",
+            "pkg::TestHang",
             "--runs",
-            "5",
+            "1",
+            "--timeout",
+            "1",
             "--runner",
             "command",
             "--command",
-            &cmd,
+            "sh hang.sh",
         ])
         .current_dir(&work)
-        .spawn()
-        .expect("spawn");
-    // Wait for the first run to have started (an explicit signal, not a sleep guess).
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !started.exists() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the first run never started"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        .output()
+        .expect("run");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    for side in ["head", "base"] {
+        assert_eq!(json[side]["failures"], 1, "{json}");
+        assert_eq!(json[side]["how"], "1 hung (1 s)", "{json}");
     }
-    assert_eq!(worktrees(&work), 3, "both worktrees exist while it runs");
-    let pid = child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .expect("kill")
-            .success()
-    );
-    let status = child.wait().expect("wait");
-    assert_eq!(
-        status.code(),
-        Some(2),
-        "an interrupted run could not finish"
-    );
-    assert_eq!(worktrees(&work), 1, "no worktree left after Ctrl-C");
+    assert_eq!(json["verdict"], "broken on both", "{json}");
+    assert_eq!(worktrees(&work), 1);
 }
 
 #[test]
