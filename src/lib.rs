@@ -5,6 +5,7 @@
 //! - `cli`: the command line; `app`: the composition root.
 
 pub mod app;
+pub mod ci;
 pub mod cli;
 pub mod clock;
 pub mod core;

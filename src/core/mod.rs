@@ -1,6 +1,7 @@
 //! The pure core: judgement over plain data. No IO, no async, no clock.
 
 pub mod backoff;
+pub mod ci;
 pub mod classify;
 pub mod commands;
 pub mod comment;

@@ -85,16 +85,7 @@ pub fn merge(
         let id = r.test.id();
         match seen.get(&id) {
             Some(&i) => {
-                let before = into[i].1;
-                into[i].1 = match (before, r.outcome) {
-                    (Outcome::Fail, Outcome::Pass) | (Outcome::Pass, Outcome::Fail) => {
-                        Outcome::Flaky
-                    }
-                    (Outcome::Skip, o) => o,
-                    (b, Outcome::Skip) => b,
-                    (Outcome::Flaky, _) | (_, Outcome::Flaky) => Outcome::Flaky,
-                    (_, o) => o,
-                };
+                into[i].1 = Outcome::combine(into[i].1, r.outcome);
             }
             None => {
                 seen.insert(id.clone(), into.len());

@@ -2,6 +2,7 @@
 //! Every test runs on SQLite; the same tests run on Postgres when `TEST_DATABASE_URL` is set.
 
 mod browser;
+mod ci_test;
 mod commands;
 mod common;
 mod dashboard;

@@ -77,6 +77,18 @@ impl Outcome {
         }
     }
 
+    /// Two reports' outcomes of one test in one run: a pass and a failure are flaky; a skip
+    /// gives way; otherwise the later one.
+    pub fn combine(before: Outcome, after: Outcome) -> Outcome {
+        match (before, after) {
+            (Outcome::Fail, Outcome::Pass) | (Outcome::Pass, Outcome::Fail) => Outcome::Flaky,
+            (Outcome::Skip, o) => o,
+            (b, Outcome::Skip) => b,
+            (Outcome::Flaky, _) | (_, Outcome::Flaky) => Outcome::Flaky,
+            (_, o) => o,
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Outcome> {
         match s {
             "pass" => Some(Outcome::Pass),

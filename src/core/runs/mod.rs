@@ -258,25 +258,11 @@ fn crash_signal(output: &str) -> Option<i32> {
 
 /// The first error line of a build that failed, when the output shows one.
 fn build_error(family: Family, output: &str) -> Option<String> {
-    let lines = || output.lines().map(str::trim);
-    let failed = match family {
-        Family::Cargo | Family::Nextest => {
-            lines().any(|l| l.starts_with("error: could not compile") || l.starts_with("error[E"))
-        }
-        Family::Go => lines().any(|l| {
-            l.ends_with("[build failed]")
-                || l.ends_with("[setup failed]")
-                || l.starts_with("build failed")
-        }),
-        Family::Pytest => lines().any(|l| {
-            l.contains("ERROR collecting")
-                || l.starts_with("ImportError while")
-                || l.contains("error during collection")
-                || l.contains("errors during collection")
-        }),
-        Family::Jest => lines().any(|l| l.contains("Test suite failed to run")),
-        Family::Command => false,
-    };
+    let failed = family != Family::Command
+        && output
+            .lines()
+            .map(str::trim)
+            .any(crate::core::ci::signs::build_failure_line);
     failed.then(|| first_error_line(output).unwrap_or_else(|| "the build failed".into()))
 }
 

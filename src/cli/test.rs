@@ -1,0 +1,231 @@
+//! `repro-gate test [...] -- CMD [ARGS…]` (§2, §7): runs a CI test command, records its results
+//! and excuses the failures of quarantined tests only. The decision is `core::ci::excuse`.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use crate::ci::{command, reports, upload};
+use crate::core::ci::env::{CiRun, detect};
+use crate::core::ci::excuse::{FileState, Observed, decide};
+use crate::core::ci::{junit_out, summary};
+use crate::core::failures::{Format, parse_results};
+use crate::core::reliability::{self, ReliabilityFile};
+
+#[derive(Debug, clap::Args)]
+#[command(trailing_var_arg = true)]
+pub struct TestArgs {
+    /// The reliability file, read before the command runs (a run cannot rewrite its own tiers).
+    #[arg(
+        long,
+        env = "REPRO_GATE_RELIABILITY_FILE",
+        default_value = ".ci/test-reliability.yaml"
+    )]
+    pub reliability: String,
+    /// Report files the command writes (JUnit XML, go test -json, …), read after it ends;
+    /// repeatable.
+    #[arg(long = "report", value_name = "GLOB")]
+    pub reports: Vec<String>,
+    /// The format of the command's output.
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
+    /// The repro-gate service (or its `/api/v1/results` route) to record the results at.
+    #[arg(long, env = "REPRO_GATE_UPLOAD_URL", value_name = "URL")]
+    pub upload: Option<String>,
+    /// The environment variable holding the repository's upload token.
+    #[arg(long, value_name = "NAME", default_value = "REPRO_GATE_UPLOAD_TOKEN")]
+    pub token_env: String,
+    /// Also write the results as JUnit XML here (for an artifact, or `history import`).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<String>,
+    /// The run's repository (default: the CI's variables).
+    #[arg(long)]
+    pub repo: Option<String>,
+    #[arg(long)]
+    pub sha: Option<String>,
+    #[arg(long)]
+    pub branch: Option<String>,
+    /// The run id (default: the CI's; in a matrix, give each job its own).
+    #[arg(long)]
+    pub run: Option<String>,
+    #[arg(long)]
+    pub attempt: Option<i64>,
+    /// The command and its arguments, after `--`.
+    #[arg(required = true, num_args = 1.., value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+/// The reliability file as the decision reads it.
+enum File {
+    Read(ReliabilityFile),
+    Missing,
+    Invalid(String),
+}
+
+fn read_file(path: &str) -> File {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return File::Missing,
+        Ok(m) if m.len() > reliability::MAX_BYTES as u64 => {
+            return File::Invalid(format!("{path} is larger than {} bytes", reliability::MAX_BYTES));
+        }
+        _ => {}
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => match reliability::parse(&String::from_utf8_lossy(&bytes)) {
+            Ok(f) => File::Read(f),
+            Err(e) => File::Invalid(format!("{path}: {e}")),
+        },
+        Err(e) => File::Invalid(format!("{path}: {e}")),
+    }
+}
+
+fn target(args: &TestArgs, ci: &CiRun) -> Result<upload::Target, String> {
+    let pick = |flag: &Option<String>, found: &Option<String>, name: &str| {
+        flag.clone()
+            .or_else(|| found.clone())
+            .ok_or_else(|| format!("--{name}"))
+    };
+    let fields = (
+        pick(&args.repo, &ci.repo, "repo"),
+        pick(&args.sha, &ci.sha, "sha"),
+        pick(&args.branch, &ci.branch, "branch"),
+        pick(&args.run, &ci.run, "run"),
+    );
+    match fields {
+        (Ok(repo), Ok(sha), Ok(branch), Ok(run)) => Ok(upload::Target {
+            repo,
+            sha,
+            branch,
+            run,
+            attempt: args.attempt.or(ci.attempt).unwrap_or(1).max(1),
+        }),
+        (a, b, c, d) => {
+            let missing: Vec<String> = [a, b, c, d].into_iter().filter_map(Result::err).collect();
+            Err(format!(
+                "not recorded: {} (no CI variables name them{}); give {}",
+                missing.join(", ").replace("--", ""),
+                ci.ci.map(|c| format!(" on {c}")).unwrap_or_default(),
+                missing.join(", ")
+            ))
+        }
+    }
+}
+
+pub async fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
+    let file = read_file(&args.reliability);
+    match &file {
+        File::Missing => eprintln!(
+            "repro-gate test: no reliability file at {}: no failure will be excused",
+            args.reliability
+        ),
+        File::Invalid(e) => eprintln!(
+            "repro-gate test: the reliability file cannot be used ({e}): no failure will be excused"
+        ),
+        File::Read(_) => {}
+    }
+    let finished = match command::run(&args.command, None).await {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("repro-gate test: {e:#}");
+            return Ok(ExitCode::from(127));
+        }
+    };
+    let format = args.format;
+    let patterns = args.reports.clone();
+    // Parsing is CPU work on a log of any size: off the async threads.
+    let (finished, merged, notes) = tokio::task::spawn_blocking(move || {
+        let mut merged = reports::Merged::default();
+        let mut notes = Vec::new();
+        match command::read_spool(&finished).and_then(|r| parse_results(r, format)) {
+            Ok(r) => merged.add(r),
+            Err(e) => notes.push(format!("the output could not be read: {e}")),
+        }
+        match reports::find(&patterns) {
+            Ok((files, missing)) => {
+                notes.extend(missing);
+                for f in files {
+                    match reports::read(&f) {
+                        Ok(r) => merged.add(r),
+                        Err(e) => notes.push(format!("{e:#}")),
+                    }
+                }
+            }
+            Err(e) => notes.push(format!("{e:#}")),
+        }
+        (finished, merged, notes)
+    })
+    .await?;
+    for n in &notes {
+        eprintln!("repro-gate test: {n}");
+    }
+    let state = match &file {
+        File::Read(f) => FileState::Read(f),
+        File::Missing => FileState::Missing,
+        File::Invalid(e) => FileState::Invalid(e),
+    };
+    let decision = decide(
+        &Observed {
+            ended: finished.ended,
+            results: &merged.tests,
+            dropped: merged.dropped,
+            signs: &finished.signs,
+        },
+        state,
+    );
+
+    let mut recorded = Vec::new();
+    let junit = (!merged.tests.is_empty()).then(|| junit_out::write(&merged.tests));
+    if let Some(out) = &args.out {
+        match &junit {
+            Some(x) => match std::fs::write(out, x) {
+                Ok(()) => recorded.push(format!("written to {out}")),
+                Err(e) => eprintln!("repro-gate test: cannot write {out}: {e}"),
+            },
+            None => eprintln!("repro-gate test: no test result to write to {out}"),
+        }
+    }
+    let env = |k: &str| std::env::var(k).ok();
+    let ci = detect(&env);
+    if let Some(base) = &args.upload {
+        let token = std::env::var(&args.token_env)
+            .ok()
+            .filter(|t| !t.trim().is_empty());
+        match (&junit, token, target(&args, &ci)) {
+            (None, _, _) => eprintln!("repro-gate test: no test result to upload"),
+            (_, None, _) => eprintln!(
+                "repro-gate test: not recorded: ${} holds no upload token (repro-gate history token --repo O/R)",
+                args.token_env
+            ),
+            (_, _, Err(e)) => eprintln!("repro-gate test: {e}"),
+            (Some(x), Some(token), Ok(t)) => {
+                match upload::send(base, token.trim(), &t, x).await {
+                    Ok(answer) => recorded.push(format!(
+                        "uploaded (run {} attempt {}): {}",
+                        summary::plain(&t.run),
+                        t.attempt,
+                        summary::plain(&answer)
+                    )),
+                    Err(e) => eprintln!("repro-gate test: {}", summary::plain(&format!("{e:#}"))),
+                }
+            }
+        }
+    }
+    if ci.ci == Some("github-actions") {
+        let mut out = std::io::stdout().lock();
+        for line in summary::annotations(&decision) {
+            let _ = writeln!(out, "{line}");
+        }
+        if let Some(path) = env("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
+            let text = summary::step_summary(&decision, &recorded);
+            let written = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&path)
+                .and_then(|mut f| f.write_all(text.as_bytes()));
+            if let Err(e) = written {
+                eprintln!("repro-gate test: cannot write the job summary: {e}");
+            }
+        }
+    }
+    eprint!("{}", summary::terminal(&decision, &recorded));
+    Ok(ExitCode::from(decision.exit.clamp(0, 255) as u8))
+}
