@@ -102,12 +102,9 @@ pub async fn run(argv: &[String], dir: Option<&std::path::Path>) -> anyhow::Resu
     if let Some(d) = dir {
         cmd.current_dir(d);
     }
-    let mut child = cmd.spawn().map_err(|e| {
-        anyhow::anyhow!(
-            "cannot run {}: {e}",
-            crate::core::shell::quote(program)
-        )
-    })?;
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| anyhow::anyhow!("cannot run {}: {e}", crate::core::shell::quote(program)))?;
     let pid = child.id() as i32;
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let mut readers = Vec::new();

@@ -68,7 +68,10 @@ pub async fn send(base: &str, token: &str, t: &Target, junit: &str) -> anyhow::R
             .header(http::header::AUTHORIZATION, format!("Bearer {token}"))
             .header(http::header::CONTENT_TYPE, "application/xml")
             .header(http::header::CONTENT_ENCODING, "gzip")
-            .header(http::header::USER_AGENT, concat!("repro-gate/", env!("CARGO_PKG_VERSION")))
+            .header(
+                http::header::USER_AGENT,
+                concat!("repro-gate/", env!("CARGO_PKG_VERSION")),
+            )
             .body(Full::new(body.clone()))
             .context("the upload URL is not valid")?;
         let answer = tokio::time::timeout(TIMEOUT, async {

@@ -44,6 +44,11 @@ pub fn block(config: &RepoConfig, reliability_file: &str) -> String {
     let _ = writeln!(s);
     let _ = writeln!(
         s,
+        "In CI, `repro-gate test -- <test command>` runs the suite and records every result; a build that failed only because of quarantined tests passes (their failures are still recorded), and any other failure, a build error or a crash keeps the command's status. Do not treat such a green build as evidence about a quarantined test."
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
         "A single green rerun never confirms a fix. Do not add retries, sleeps or locks for a race you have not reproduced."
     );
     let _ = writeln!(s);

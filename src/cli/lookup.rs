@@ -37,13 +37,19 @@ pub struct Lookup {
     pub ticket: Option<String>,
     pub note: Option<String>,
     pub instruction: String,
+    /// What `repro-gate test` does with its failure in CI.
+    pub in_ci: String,
 }
 
 /// Looks a test up in the file's text.
 pub fn lookup(test: &str, text: &str) -> Result<Lookup, String> {
     let file = reliability::parse(text).map_err(|e| format!("the reliability file: {e}"))?;
     let row = row_for(test, &file);
+    let broken = file
+        .find(row.package.as_deref(), &row.name)
+        .is_some_and(|e| e.broken == Some(true));
     Ok(Lookup {
+        in_ci: crate::core::ci::excuse::in_ci(row.listed, row.tier, broken).to_string(),
         instruction: instruction(&row),
         test: row.id,
         listed: row.listed,

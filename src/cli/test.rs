@@ -65,7 +65,10 @@ fn read_file(path: &str) -> File {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return File::Missing,
         Ok(m) if m.len() > reliability::MAX_BYTES as u64 => {
-            return File::Invalid(format!("{path} is larger than {} bytes", reliability::MAX_BYTES));
+            return File::Invalid(format!(
+                "{path} is larger than {} bytes",
+                reliability::MAX_BYTES
+            ));
         }
         _ => {}
     }
@@ -196,17 +199,15 @@ pub async fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
                 args.token_env
             ),
             (_, _, Err(e)) => eprintln!("repro-gate test: {e}"),
-            (Some(x), Some(token), Ok(t)) => {
-                match upload::send(base, token.trim(), &t, x).await {
-                    Ok(answer) => recorded.push(format!(
-                        "uploaded (run {} attempt {}): {}",
-                        summary::plain(&t.run),
-                        t.attempt,
-                        summary::plain(&answer)
-                    )),
-                    Err(e) => eprintln!("repro-gate test: {}", summary::plain(&format!("{e:#}"))),
-                }
-            }
+            (Some(x), Some(token), Ok(t)) => match upload::send(base, token.trim(), &t, x).await {
+                Ok(answer) => recorded.push(format!(
+                    "uploaded (run {} attempt {}): {}",
+                    summary::plain(&t.run),
+                    t.attempt,
+                    summary::plain(&answer)
+                )),
+                Err(e) => eprintln!("repro-gate test: {}", summary::plain(&format!("{e:#}"))),
+            },
         }
     }
     if ci.ci == Some("github-actions") {

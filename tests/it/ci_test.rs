@@ -65,9 +65,14 @@ fn quarantined_only_failures_exit_zero_and_the_output_passes_through() {
     let o = run(d.path(), &[], &script, &[]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(out.contains("checkout deadline of 50ms exceeded"), "the command's own output: {out}");
     assert!(
-        err.contains("TestPoolCheckoutUnderLoad") && err.contains("PLAT-1182") && err.contains("NOT evidence"),
+        out.contains("checkout deadline of 50ms exceeded"),
+        "the command's own output: {out}"
+    );
+    assert!(
+        err.contains("TestPoolCheckoutUnderLoad")
+            && err.contains("PLAT-1182")
+            && err.contains("NOT evidence"),
         "{err}"
     );
 }
@@ -82,15 +87,41 @@ fn anything_else_keeps_the_command_s_status() {
     let build = format!(
         "{QUARANTINED}# example.com/acme/services/pool\nservices/pool/pool.go:12:2: undefined: reaper\nFAIL\texample.com/acme/services/pool [build failed]\n"
     );
-    let crash_in_run = format!("{QUARANTINED}panic: runtime error: invalid memory address or nil pointer dereference [recovered]\n");
+    let crash_in_run = format!(
+        "{QUARANTINED}panic: runtime error: invalid memory address or nil pointer dereference [recovered]\n"
+    );
     for (name, output, end, want, says) in [
-        ("probation", probation.as_str(), "exit 1", Some(1), "probation"),
+        (
+            "probation",
+            probation.as_str(),
+            "exit 1",
+            Some(1),
+            "probation",
+        ),
         ("broken", broken, "exit 1", Some(1), "broken"),
-        ("build", build.as_str(), "exit 2", Some(2), "the build failed"),
+        (
+            "build",
+            build.as_str(),
+            "exit 2",
+            Some(2),
+            "the build failed",
+        ),
         ("panic", crash_in_run.as_str(), "exit 1", Some(1), "crashed"),
-        ("signal", QUARANTINED, "kill -SEGV $$", Some(139), "signal 11"),
+        (
+            "signal",
+            QUARANTINED,
+            "kill -SEGV $$",
+            Some(139),
+            "signal 11",
+        ),
         ("shell-137", QUARANTINED, "exit 137", Some(137), "signal 9"),
-        ("unexplained", "make: *** [test] Error 3\n", "exit 3", Some(3), "no test failure"),
+        (
+            "unexplained",
+            "make: *** [test] Error 3\n",
+            "exit 3",
+            Some(3),
+            "no test failure",
+        ),
     ] {
         let script = emit(d.path(), &format!("{name}.txt"), output, end);
         let o = run(d.path(), &[], &script, &[]);
@@ -134,14 +165,24 @@ fn report_files_count_with_the_output() {
     std::fs::create_dir_all(d.path().join("reports/a")).expect("mkdir");
     std::fs::write(d.path().join("reports/a/junit.xml"), junit).expect("write");
     // Quiet output, the failure only in the report.
-    let o = run(d.path(), &["--report", "reports/**/*.xml"], "echo FAIL; exit 1", &[]);
+    let o = run(
+        d.path(),
+        &["--report", "reports/**/*.xml"],
+        "echo FAIL; exit 1",
+        &[],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
     let bad = junit.replace(
         "name=\"TestInvoiceRetryIdempotent\"/>",
         "name=\"TestInvoiceRetryIdempotent\"><failure/></testcase>",
     );
     std::fs::write(d.path().join("reports/a/junit.xml"), bad).expect("write");
-    let o = run(d.path(), &["--report", "reports/**/*.xml"], "echo FAIL; exit 1", &[]);
+    let o = run(
+        d.path(),
+        &["--report", "reports/**/*.xml"],
+        "echo FAIL; exit 1",
+        &[],
+    );
     assert_eq!(o.status.code(), Some(1));
 }
 
@@ -161,11 +202,17 @@ fn on_github_actions_excused_failures_are_annotations_and_a_job_summary() {
     );
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    let notes: Vec<&str> = out.lines().filter(|l| l.starts_with("::warning ")).collect();
+    let notes: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("::warning "))
+        .collect();
     assert_eq!(notes.len(), 1, "{out}");
     assert!(notes[0].contains("TestPoolCheckoutUnderLoad") && notes[0].contains("PLAT-1182"));
     let md = std::fs::read_to_string(&summary).expect("a job summary");
-    assert!(md.contains("quarantined") && md.contains("PLAT-1182"), "{md}");
+    assert!(
+        md.contains("quarantined") && md.contains("PLAT-1182"),
+        "{md}"
+    );
     let xml = std::fs::read_to_string(d.path().join("results.xml")).expect("--out written");
     let back = results_str(&xml, Format::Junit);
     let failed: Vec<String> = back
@@ -182,7 +229,10 @@ fn on_github_actions_excused_failures_are_annotations_and_a_job_summary() {
 
 /// What the fake results route saw.
 #[derive(Clone, Default)]
-struct Seen(Arc<Mutex<Vec<(String, Option<String>, Vec<u8>)>>>);
+struct Seen(Arc<Mutex<Vec<Upload>>>);
+
+/// One request: its query, its Authorization header, its body inflated.
+type Upload = (String, Option<String>, Vec<u8>);
 
 async fn fake_route() -> (String, Seen, tokio::task::JoinHandle<()>) {
     use axum::extract::{RawQuery, State};
@@ -191,11 +241,19 @@ async fn fake_route() -> (String, Seen, tokio::task::JoinHandle<()>) {
         .route(
             "/api/v1/results",
             axum::routing::post(
-                |State(s): State<Seen>, RawQuery(q): RawQuery, h: http::HeaderMap, body: bytes::Bytes| async move {
-                    let auth = h.get("authorization").and_then(|v| v.to_str().ok()).map(String::from);
+                |State(s): State<Seen>,
+                 RawQuery(q): RawQuery,
+                 h: http::HeaderMap,
+                 body: bytes::Bytes| async move {
+                    let auth = h
+                        .get("authorization")
+                        .and_then(|v| v.to_str().ok())
+                        .map(String::from);
                     let mut inflated = Vec::new();
                     let _ = flate2::read::GzDecoder::new(&body[..]).read_to_end(&mut inflated);
-                    s.0.lock().expect("lock").push((q.unwrap_or_default(), auth, inflated));
+                    s.0.lock()
+                        .expect("lock")
+                        .push((q.unwrap_or_default(), auth, inflated));
                     (
                         http::StatusCode::ACCEPTED,
                         "{\"run\":\"9001\",\"results\":2,\"status\":\"recorded\"}",
@@ -204,7 +262,9 @@ async fn fake_route() -> (String, Seen, tokio::task::JoinHandle<()>) {
             ),
         )
         .with_state(seen.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
     let addr = listener.local_addr().expect("addr");
     let task = tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
@@ -229,7 +289,12 @@ async fn results_are_uploaded_once_with_the_ci_s_run() {
     ];
     let (b, s) = (base.clone(), script.clone());
     let o = tokio::task::spawn_blocking(move || {
-        run(&dir, &["--upload", &b, "--token-env", "UPLOAD_TOKEN"], &s, &gh)
+        run(
+            &dir,
+            &["--upload", &b, "--token-env", "UPLOAD_TOKEN"],
+            &s,
+            &gh,
+        )
     })
     .await
     .expect("ran");
@@ -246,14 +311,24 @@ async fn results_are_uploaded_once_with_the_ci_s_run() {
         );
         assert_eq!(auth.as_deref(), Some("Bearer rgu_secret"));
         let back = results_str(&String::from_utf8_lossy(body), Format::Junit);
-        let mut got: Vec<(String, Outcome)> =
-            back.tests.iter().map(|t| (t.test.id(), t.outcome)).collect();
+        let mut got: Vec<(String, Outcome)> = back
+            .tests
+            .iter()
+            .map(|t| (t.test.id(), t.outcome))
+            .collect();
         got.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(
             got,
             vec![
-                ("example.com/acme/services/pool/integration::TestPoolCheckoutUnderLoad".to_string(), Outcome::Fail),
-                ("example.com/acme/services/pool/unit::TestAcquireReleaseOrdering".to_string(), Outcome::Pass),
+                (
+                    "example.com/acme/services/pool/integration::TestPoolCheckoutUnderLoad"
+                        .to_string(),
+                    Outcome::Fail
+                ),
+                (
+                    "example.com/acme/services/pool/unit::TestAcquireReleaseOrdering".to_string(),
+                    Outcome::Pass
+                ),
             ]
         );
     }
@@ -267,20 +342,33 @@ async fn results_are_uploaded_once_with_the_ci_s_run() {
     );
     let (dir, b) = (d.path().to_path_buf(), base.clone());
     let o = tokio::task::spawn_blocking(move || {
-        run(&dir, &["--upload", &b, "--token-env", "UPLOAD_TOKEN"], &probation, &gh)
+        run(
+            &dir,
+            &["--upload", &b, "--token-env", "UPLOAD_TOKEN"],
+            &probation,
+            &gh,
+        )
     })
     .await
     .expect("ran");
     assert_eq!(o.status.code(), Some(1));
     let (dir, b) = (d.path().to_path_buf(), base.clone());
     let o = tokio::task::spawn_blocking(move || {
-        run(&dir, &["--upload", &b, "--token-env", "UPLOAD_TOKEN"], &script, &[("UPLOAD_TOKEN", "t")])
+        run(
+            &dir,
+            &["--upload", &b, "--token-env", "UPLOAD_TOKEN"],
+            &script,
+            &[("UPLOAD_TOKEN", "t")],
+        )
     })
     .await
     .expect("ran");
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(0));
-    assert!(err.contains("not recorded") && err.contains("--repo"), "{err}");
+    assert!(
+        err.contains("not recorded") && err.contains("--repo"),
+        "{err}"
+    );
     assert_eq!(seen.0.lock().expect("lock").len(), 2);
     task.abort();
 }
@@ -299,7 +387,10 @@ fn real_outputs() -> Option<PathBuf> {
 fn quarantining(ids: &[String]) -> String {
     let mut s = String::from("tests:\n");
     for id in ids {
-        s.push_str(&format!("  - id: {}\n    tier: quarantined\n    ticket: Q-1\n", serde_json::to_string(id).expect("json")));
+        s.push_str(&format!(
+            "  - id: {}\n    tier: quarantined\n    ticket: Q-1\n",
+            serde_json::to_string(id).expect("json")
+        ));
     }
     s
 }
@@ -311,14 +402,34 @@ fn real_runner_outputs() {
     for (file, report, excusable) in [
         ("go-test-v/nested-subtests-failures.txt", false, true),
         ("go-test-v/multi-package-pass-fail-skip.txt", false, true),
-        ("go-test-json/gotestsum-parallel-nested-failures.json", false, true),
+        (
+            "go-test-json/gotestsum-parallel-nested-failures.json",
+            false,
+            true,
+        ),
         ("pytest/output-verbose-3-failures.txt", false, true),
-        ("cargo-test/sailfish-105-test-lines-4-failed.txt", false, true),
-        ("libtest-json/single-suite-one-failure-stdout.jsonl", false, true),
+        (
+            "cargo-test/sailfish-105-test-lines-4-failed.txt",
+            false,
+            true,
+        ),
+        (
+            "libtest-json/single-suite-one-failure-stdout.jsonl",
+            false,
+            true,
+        ),
         ("junit-xml/surefire-email-errors-failures.xml", true, true),
         ("junit-xml/pytest-two-failures.xml", true, true),
-        ("go-test-v/relab-hotstuff-236-panic-negative-waitgroup-subtest.txt", false, false),
-        ("go-timeout/cilium-25666-timeout-10m-package-fail-line.txt", false, false),
+        (
+            "go-test-v/relab-hotstuff-236-panic-negative-waitgroup-subtest.txt",
+            false,
+            false,
+        ),
+        (
+            "go-timeout/cilium-25666-timeout-10m-package-fail-line.txt",
+            false,
+            false,
+        ),
         ("jest/suite-failed-to-run.txt", false, false),
     ] {
         let path = root.join(file);
@@ -333,11 +444,17 @@ fn real_runner_outputs() {
             .filter(|t| matches!(t.outcome, Outcome::Fail | Outcome::Flaky))
             .map(|t| t.test.id())
             .collect();
-        assert!(!failing.is_empty(), "{file}: the parsers find its failing tests");
+        assert!(
+            !failing.is_empty(),
+            "{file}: the parsers find its failing tests"
+        );
         let d = checkout(&quarantining(&failing));
         let (flags, script): (Vec<String>, String) = if report {
             std::fs::copy(&path, d.path().join("report.xml")).expect("copy");
-            (vec!["--report".into(), "report.xml".into()], "echo tests failed; exit 1".into())
+            (
+                vec!["--report".into(), "report.xml".into()],
+                "echo tests failed; exit 1".into(),
+            )
         } else {
             std::fs::copy(&path, d.path().join("out.txt")).expect("copy");
             (vec![], "cat out.txt; exit 1".into())
@@ -345,10 +462,17 @@ fn real_runner_outputs() {
         let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
         let o = run(d.path(), &flags, &script, &[]);
         let want = if excusable { 0 } else { 1 };
-        assert_eq!(o.status.code(), Some(want), "{file}, failing {failing:?}: {}", text(&o).1);
+        assert_eq!(
+            o.status.code(),
+            Some(want),
+            "{file}, failing {failing:?}: {}",
+            text(&o).1
+        );
         // One failure left out of the file (a top-level test: a subtest goes by its parent's
         // entry): its failure stands.
-        let top = failing.iter().position(|id| !id.rsplit("::").next().unwrap_or(id).contains('/'));
+        let top = failing
+            .iter()
+            .position(|id| !id.rsplit("::").next().unwrap_or(id).contains('/'));
         if let (true, Some(i)) = (excusable && failing.len() > 1, top) {
             let mut rest = failing.clone();
             rest.remove(i);
@@ -361,5 +485,33 @@ fn real_runner_outputs() {
             let o = run(d2.path(), &flags, &script, &[]);
             assert_eq!(o.status.code(), Some(1), "{file} without {}", failing[i]);
         }
+    }
+}
+
+#[test]
+fn lookup_tells_what_the_ci_command_does_with_a_failure() {
+    let d = checkout(FILE);
+    for (test, says) in [
+        (
+            "services/pool/integration::TestPoolCheckoutUnderLoad",
+            "does not fail the build",
+        ),
+        (
+            "services/pool/integration::TestReaperBroken",
+            "always fails the build",
+        ),
+        (
+            "services/billing/integration::TestInvoiceRetryIdempotent",
+            "fails the build",
+        ),
+    ] {
+        let o = Command::new(BIN)
+            .args(["lookup", test])
+            .current_dir(d.path())
+            .output()
+            .expect("runs");
+        let js: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let in_ci = js["in_ci"].as_str().unwrap_or_default();
+        assert!(in_ci.contains(says), "{test}: {in_ci}");
     }
 }

@@ -19,6 +19,7 @@ both_backends!(
     a_completed_run_is_recorded_once_from_its_matching_artifact,
     a_run_without_a_matching_artifact_is_read_from_its_job_log,
     uploads_need_the_repositorys_token_and_count_once,
+    the_test_command_records_its_run_through_the_upload_route,
     publishing_proposes_one_pull_request_and_rewrites_nothing_unchanged,
 );
 
@@ -394,4 +395,71 @@ async fn publishing_proposes_one_pull_request_and_rewrites_nothing_unchanged(db:
         "never merged"
     );
     store.close().await;
+}
+
+/// `repro-gate test --upload` against the service itself: the run is recorded once (a second
+/// invocation for the same run is a duplicate) and the quarantined failure counts in the
+/// history although the build passed.
+async fn the_test_command_records_its_run_through_the_upload_route(db: Db) {
+    let fake = world().await;
+    let app = app(&db, &fake).await;
+    let store = Store::connect(&db.url).await.expect("store");
+    let token = tokens::new_token();
+    store
+        .add_token(REPO, &tokens::hash(&token), 0)
+        .await
+        .expect("token");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join(".ci")).expect("mkdir");
+    std::fs::write(
+        dir.path().join(".ci/test-reliability.yaml"),
+        "tests:\n  - id: services/ledger::TestUpFlaky\n    tier: quarantined\n    ticket: L-7\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("out.txt"),
+        "=== RUN   TestUpFlaky\n--- FAIL: TestUpFlaky (0.10s)\n=== RUN   TestUpSteady\n--- PASS: TestUpSteady (0.01s)\nFAIL\nFAIL\texample.com/acme/services/ledger\t0.2s\n",
+    )
+    .expect("write");
+    let invoke = |dir: std::path::PathBuf, base: String, token: String| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_repro-gate"))
+            .args([
+                "test",
+                "--upload",
+                &base,
+                "--",
+                "sh",
+                "-c",
+                "cat out.txt; exit 1",
+            ])
+            .current_dir(dir)
+            .env_remove("GITLAB_CI")
+            .env("GITHUB_ACTIONS", "true")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .env("GITHUB_REPOSITORY", REPO)
+            .env("GITHUB_SHA", "sha-up")
+            .env("GITHUB_REF_NAME", "main")
+            .env("GITHUB_HEAD_REF", "")
+            .env("GITHUB_RUN_ID", "7001")
+            .env("GITHUB_RUN_ATTEMPT", "1")
+            .env("REPRO_GATE_UPLOAD_TOKEN", token)
+            .output()
+            .expect("runs")
+    };
+    for want in ["recorded", "duplicate"] {
+        let (d, b, t) = (dir.path().to_path_buf(), app.base.clone(), token.clone());
+        let o = tokio::task::spawn_blocking(move || invoke(d, b, t))
+            .await
+            .expect("ran");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    app.stop().await;
+    store.close().await;
+    let file = built(&db).await;
+    let flaky = entry(&file, "TestUpFlaky").expect("listed");
+    assert_eq!((flaky.runs, flaky.failures), (Some(1), Some(1)));
+    let steady = entry(&file, "TestUpSteady").expect("listed");
+    assert_eq!((steady.runs, steady.failures), (Some(1), Some(0)));
 }

@@ -33,7 +33,11 @@ pub fn repo_from_url(url: &str) -> Option<String> {
 
 /// The CI run from the environment `get`.
 pub fn detect(get: &dyn Fn(&str) -> Option<String>) -> CiRun {
-    let var = |k: &str| get(k).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    let var = |k: &str| {
+        get(k)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
     let first = |ks: &[&str]| ks.iter().find_map(|k| var(k));
     let num = |k: &str| var(k).and_then(|v| v.parse::<i64>().ok());
     if var("GITHUB_ACTIONS").as_deref() == Some("true") {
@@ -68,7 +72,10 @@ pub fn detect(get: &dyn Fn(&str) -> Option<String>) -> CiRun {
         };
     }
     if var("CIRCLECI").as_deref() == Some("true") {
-        let repo = match (var("CIRCLE_PROJECT_USERNAME"), var("CIRCLE_PROJECT_REPONAME")) {
+        let repo = match (
+            var("CIRCLE_PROJECT_USERNAME"),
+            var("CIRCLE_PROJECT_REPONAME"),
+        ) {
             (Some(o), Some(r)) => Some(format!("{o}/{r}")),
             _ => var("CIRCLE_REPOSITORY_URL").and_then(|u| repo_from_url(&u)),
         };
@@ -154,7 +161,10 @@ mod tests {
             ("BUILDKITE_JOB_ID", "j-1"),
             ("BUILDKITE_RETRY_COUNT", "1"),
         ]);
-        assert_eq!((bk.repo.as_deref(), bk.attempt), (Some("acme/pool"), Some(2)));
+        assert_eq!(
+            (bk.repo.as_deref(), bk.attempt),
+            (Some("acme/pool"), Some(2))
+        );
         let cc = env(&[
             ("CIRCLECI", "true"),
             ("CIRCLE_PROJECT_USERNAME", "acme"),
@@ -163,7 +173,10 @@ mod tests {
             ("CIRCLE_BRANCH", "main"),
             ("CIRCLE_BUILD_NUM", "5"),
         ]);
-        assert_eq!((cc.repo.as_deref(), cc.run.as_deref()), (Some("acme/pool"), Some("5")));
+        assert_eq!(
+            (cc.repo.as_deref(), cc.run.as_deref()),
+            (Some("acme/pool"), Some("5"))
+        );
         let jk = env(&[
             ("JENKINS_URL", "https://ci.example/"),
             ("GIT_URL", "https://github.com/acme/pool.git"),

@@ -103,6 +103,25 @@ pub struct Decision {
     pub problems: Vec<Problem>,
 }
 
+/// What `repro-gate test` does with a failure of a test of this standing (for `lookup` and
+/// the MCP tool): listed, its tier, whether the file marks it broken.
+pub fn in_ci(listed: bool, tier: Tier, broken: bool) -> &'static str {
+    match (listed, tier, broken) {
+        (true, _, true) => {
+            "Marked broken: under `repro-gate test -- <command>` its failure always fails the build."
+        }
+        (true, Tier::Quarantined, false) => {
+            "In CI under `repro-gate test -- <command>`, its failure alone does not fail the build: it still runs and its result is recorded in the history."
+        }
+        (false, _, _) => {
+            "Not listed: under `repro-gate test -- <command>` its failure fails the build (only quarantined tests are excused)."
+        }
+        _ => {
+            "Under `repro-gate test -- <command>` its failure fails the build (only quarantined tests are excused)."
+        }
+    }
+}
+
 /// The status a process that ended so reports to its parent.
 pub fn exit_status(ended: Ended) -> i32 {
     match ended {

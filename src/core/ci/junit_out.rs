@@ -27,8 +27,14 @@ fn attr(s: &str) -> String {
 }
 
 pub fn write(results: &[TestResult]) -> String {
-    let failures = results.iter().filter(|r| r.outcome == Outcome::Fail).count();
-    let skipped = results.iter().filter(|r| r.outcome == Outcome::Skip).count();
+    let failures = results
+        .iter()
+        .filter(|r| r.outcome == Outcome::Fail)
+        .count();
+    let skipped = results
+        .iter()
+        .filter(|r| r.outcome == Outcome::Skip)
+        .count();
     let mut s = String::with_capacity(64 + results.len() * 96);
     let _ = writeln!(
         s,

@@ -55,8 +55,7 @@ impl Signs {
         };
         if build_failure_line(l) {
             keep(&mut self.build);
-        } else if l.starts_with("panic: test timed out after")
-            || l.contains("+++++ Timeout +++++")
+        } else if l.starts_with("panic: test timed out after") || l.contains("+++++ Timeout +++++")
         {
             keep(&mut self.hang);
         } else if (cleaned.starts_with("panic: ") && !cleaned.starts_with("panic: test timed out"))
@@ -107,14 +106,23 @@ mod tests {
     fn a_dead_test_binary_is_a_crash_and_a_go_timeout_a_hang() {
         let go_panic = "--- FAIL: TestX (0.00s)\npanic: runtime error: index out of range [recovered]\n\tpanic: runtime error";
         assert!(Signs::of(go_panic).crash.is_some());
-        assert!(Signs::of("fatal error: concurrent map writes").crash.is_some());
+        assert!(
+            Signs::of("fatal error: concurrent map writes")
+                .crash
+                .is_some()
+        );
         assert!(
             Signs::of("error: test failed, to rerun pass `--lib`\nCaused by:\n  process didn't exit successfully: `/t/deps/x-1` (signal: 11, SIGSEGV: invalid memory reference)")
                 .crash
                 .is_some()
         );
-        assert!(Signs::of("Fatal Python error: Segmentation fault").crash.is_some());
-        let hang = Signs::of("panic: test timed out after 10m0s\n\trunning tests:\n\t\tTestX (10m0s)");
+        assert!(
+            Signs::of("Fatal Python error: Segmentation fault")
+                .crash
+                .is_some()
+        );
+        let hang =
+            Signs::of("panic: test timed out after 10m0s\n\trunning tests:\n\t\tTestX (10m0s)");
         assert!(hang.hang.is_some() && hang.crash.is_none(), "{hang:?}");
         assert!(Signs::of("INTERNALERROR> Traceback").interrupted.is_some());
     }

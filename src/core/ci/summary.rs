@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::excuse::{Blocking, Decision, Excused, Problem, Stands, Standing};
+use super::excuse::{Blocking, Decision, Excused, Problem, Standing, Stands};
 use crate::core::render;
 
 /// A name from a log, safe to print on a terminal.
@@ -42,16 +42,33 @@ fn stands(b: &Blocking) -> String {
 /// One line per problem.
 pub fn problem(p: &Problem) -> String {
     match p {
-        Problem::Killed(n) => format!("the command was ended by signal {n}: a crash is never excused"),
-        Problem::Build(l) => format!("the build failed: {}", plain(l)),
-        Problem::Crash(l) => format!("a test process crashed (its other tests did not run): {}", plain(l)),
-        Problem::Hang(l) => format!("a test process hung and was ended (its other tests did not run): {}", plain(l)),
-        Problem::Interrupted(l) => format!("the test runner broke or was interrupted: {}", plain(l)),
-        Problem::Unexplained(c) => {
-            format!("the command exited {c} and no test failure in its output or reports explains it")
+        Problem::Killed(n) => {
+            format!("the command was ended by signal {n}: a crash is never excused")
         }
-        Problem::Truncated(n) => format!("{n} tests were past what the parsers keep: their outcomes are unknown"),
-        Problem::File(e) => format!("the reliability file could not be read ({}): nothing is excused", plain(e)),
+        Problem::Build(l) => format!("the build failed: {}", plain(l)),
+        Problem::Crash(l) => format!(
+            "a test process crashed (its other tests did not run): {}",
+            plain(l)
+        ),
+        Problem::Hang(l) => format!(
+            "a test process hung and was ended (its other tests did not run): {}",
+            plain(l)
+        ),
+        Problem::Interrupted(l) => {
+            format!("the test runner broke or was interrupted: {}", plain(l))
+        }
+        Problem::Unexplained(c) => {
+            format!(
+                "the command exited {c} and no test failure in its output or reports explains it"
+            )
+        }
+        Problem::Truncated(n) => {
+            format!("{n} tests were past what the parsers keep: their outcomes are unknown")
+        }
+        Problem::File(e) => format!(
+            "the reliability file could not be read ({}): nothing is excused",
+            plain(e)
+        ),
     }
 }
 
@@ -122,7 +139,11 @@ pub fn step_summary(d: &Decision, recorded: &[String]) -> String {
         Standing::Passed => "✅ repro-gate test: the tests passed".to_string(),
         Standing::Excused => format!(
             "⚠️ repro-gate test: passed with {} excused",
-            plural(d.excused.len(), "quarantined failure", "quarantined failures")
+            plural(
+                d.excused.len(),
+                "quarantined failure",
+                "quarantined failures"
+            )
         ),
         Standing::Failed => format!("❌ repro-gate test: the failure stands (exit {})", d.exit),
     };
@@ -137,7 +158,12 @@ pub fn step_summary(d: &Decision, recorded: &[String]) -> String {
     if !d.blocking.is_empty() {
         let _ = writeln!(s, "| failed | why it stands |\n|---|---|");
         for b in &d.blocking {
-            let _ = writeln!(s, "| {} | {} |", render::name(&b.test), render::md(&stands(b)));
+            let _ = writeln!(
+                s,
+                "| {} | {} |",
+                render::name(&b.test),
+                render::md(&stands(b))
+            );
         }
         s.push('\n');
     }
@@ -171,7 +197,9 @@ pub fn step_summary(d: &Decision, recorded: &[String]) -> String {
 
 /// A workflow command's data: `%`, CR and LF encoded.
 fn command_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 /// A workflow command's property value: also `:` and `,`.

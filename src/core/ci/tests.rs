@@ -1,4 +1,4 @@
-use super::excuse::{Decision, FileState, Observed, Problem, Stands, Standing, decide};
+use super::excuse::{Decision, FileState, Observed, Problem, Standing, Stands, decide};
 use super::signs::Signs;
 use super::{junit_out, summary};
 use crate::core::failures::{Format, Outcome, results_str};
@@ -61,14 +61,22 @@ fn a_trusted_probation_or_unlisted_failure_keeps_the_status() {
             "TestAcquireReleaseOrdering",
             Stands::Tier(Tier::Trusted),
         ),
-        ("example.com/acme/services/nowhere", "TestNew", Stands::Unlisted),
+        (
+            "example.com/acme/services/nowhere",
+            "TestNew",
+            Stands::Unlisted,
+        ),
     ] {
         let out = format!("{QUARANTINED}{}", go_fail(pkg, test));
         let d = run(&out, Ended::Exited(1), FileState::Read(&f));
         assert_eq!((d.standing, d.exit), (Standing::Failed, 1), "{test}");
         assert_eq!(d.blocking.len(), 1, "{d:?}");
         assert_eq!(d.blocking[0].why, why);
-        assert_eq!(d.excused.len(), 1, "the quarantined failure is still listed");
+        assert_eq!(
+            d.excused.len(),
+            1,
+            "the quarantined failure is still listed"
+        );
     }
 }
 
@@ -100,7 +108,10 @@ fn a_build_error_keeps_its_status() {
     );
     let d = run(&out, Ended::Exited(2), FileState::Read(&f));
     assert_eq!((d.standing, d.exit), (Standing::Failed, 2));
-    assert!(matches!(&d.problems[..], [Problem::Build(l)] if l.contains("build failed")), "{d:?}");
+    assert!(
+        matches!(&d.problems[..], [Problem::Build(l)] if l.contains("build failed")),
+        "{d:?}"
+    );
 }
 
 #[test]
@@ -129,7 +140,11 @@ fn a_crash_or_a_hang_inside_the_run_keeps_the_status() {
 #[test]
 fn a_failure_no_test_explains_keeps_the_status() {
     let f = file();
-    let d = run("make: *** [test] Error 3\n", Ended::Exited(3), FileState::Read(&f));
+    let d = run(
+        "make: *** [test] Error 3\n",
+        Ended::Exited(3),
+        FileState::Read(&f),
+    );
     assert_eq!((d.standing, d.exit), (Standing::Failed, 3));
     assert_eq!(d.problems, vec![Problem::Unexplained(3)]);
 }
@@ -139,7 +154,11 @@ fn without_a_usable_file_nothing_is_excused() {
     let d = run(QUARANTINED, Ended::Exited(1), FileState::Missing);
     assert_eq!((d.standing, d.exit), (Standing::Failed, 1));
     assert_eq!(d.blocking[0].why, Stands::Unlisted);
-    let d = run(QUARANTINED, Ended::Exited(1), FileState::Invalid("line 3: bad"));
+    let d = run(
+        QUARANTINED,
+        Ended::Exited(1),
+        FileState::Invalid("line 3: bad"),
+    );
     assert_eq!((d.standing, d.exit), (Standing::Failed, 1));
     assert!(d.problems.contains(&Problem::File("line 3: bad".into())));
 }
@@ -189,10 +208,17 @@ fn the_summaries_name_the_tests_and_escape_them() {
     assert!(text.contains("TestPoolCheckoutUnderLoad") && text.contains("PLAT-1182"));
     assert!(text.contains("NOT evidence") && text.contains("uploaded to"));
     let md = summary::step_summary(&d, &recorded);
-    assert!(md.contains("`example.com/acme/services/pool/integration::TestPoolCheckoutUnderLoad`"), "{md}");
+    assert!(
+        md.contains("`example.com/acme/services/pool/integration::TestPoolCheckoutUnderLoad`"),
+        "{md}"
+    );
     let notes = summary::annotations(&d);
     assert_eq!(notes.len(), 1);
-    assert!(notes[0].starts_with("::warning title=Quarantined test failed%3A "), "{}", notes[0]);
+    assert!(
+        notes[0].starts_with("::warning title=Quarantined test failed%3A "),
+        "{}",
+        notes[0]
+    );
     assert!(notes[0].contains("PLAT-1182"));
 
     // A hostile name from a log: no line break in a workflow command, no markup in markdown.
@@ -207,12 +233,18 @@ fn the_summaries_name_the_tests_and_escape_them() {
     let md = summary::step_summary(&d, &[]);
     assert!(!md.contains("<img"), "{md}");
     let failed = run(
-        &go_fail("example.com/acme/services/pool/unit", "TestAcquireReleaseOrdering"),
+        &go_fail(
+            "example.com/acme/services/pool/unit",
+            "TestAcquireReleaseOrdering",
+        ),
         Ended::Exited(1),
         FileState::Read(&file()),
     );
     let text = summary::terminal(&failed, &[]);
-    assert!(text.contains("exit 1 (the command's own status)") && text.contains("trusted"), "{text}");
+    assert!(
+        text.contains("exit 1 (the command's own status)") && text.contains("trusted"),
+        "{text}"
+    );
     assert!(summary::annotations(&failed).is_empty());
 }
 
@@ -233,7 +265,20 @@ fn the_junit_written_reads_back_as_the_same_results() {
     assert_eq!(pairs(&back), pairs(&results));
     assert!(pairs(&results).iter().any(|(_, o)| *o == Outcome::Skip));
     // Names with XML's specials and control characters still parse.
-    let odd = results_str("--- FAIL: Test<&\"'>\u{1}x (0.1s)\nFAIL\tpkg\t0.1s\n", Format::Auto);
+    let odd = results_str(
+        "--- FAIL: Test<&\"'>\u{1}x (0.1s)\nFAIL\tpkg\t0.1s\n",
+        Format::Auto,
+    );
     let back = results_str(&junit_out::write(&odd.tests), Format::Junit);
     assert_eq!(back.tests.len(), odd.tests.len());
+}
+
+#[test]
+fn lookup_says_what_the_ci_command_does_with_each_standing() {
+    use super::excuse::in_ci;
+    assert!(in_ci(true, Tier::Quarantined, false).contains("does not fail the build"));
+    assert!(in_ci(true, Tier::Quarantined, true).contains("always fails"));
+    assert!(in_ci(false, Tier::Quarantined, false).contains("fails the build"));
+    assert!(in_ci(true, Tier::Trusted, false).contains("fails the build"));
+    assert!(!in_ci(true, Tier::Probation, false).contains("does not fail"));
 }
