@@ -82,35 +82,31 @@ fn read_file(path: &str) -> File {
 }
 
 fn target(args: &TestArgs, ci: &CiRun) -> Result<upload::Target, String> {
-    let pick = |flag: &Option<String>, found: &Option<String>, name: &str| {
-        flag.clone()
-            .or_else(|| found.clone())
-            .ok_or_else(|| format!("--{name}"))
-    };
-    let fields = (
-        pick(&args.repo, &ci.repo, "repo"),
-        pick(&args.sha, &ci.sha, "sha"),
-        pick(&args.branch, &ci.branch, "branch"),
-        pick(&args.run, &ci.run, "run"),
-    );
-    match fields {
-        (Ok(repo), Ok(sha), Ok(branch), Ok(run)) => Ok(upload::Target {
-            repo,
-            sha,
-            branch,
-            run,
-            attempt: args.attempt.or(ci.attempt).unwrap_or(1).max(1),
-        }),
-        (a, b, c, d) => {
-            let missing: Vec<String> = [a, b, c, d].into_iter().filter_map(Result::err).collect();
-            Err(format!(
-                "not recorded: {} (no CI variables name them{}); give {}",
-                missing.join(", ").replace("--", ""),
-                ci.ci.map(|c| format!(" on {c}")).unwrap_or_default(),
-                missing.join(", ")
-            ))
+    let mut missing = Vec::new();
+    let mut pick = |flag: &Option<String>, found: &Option<String>, name: &'static str| {
+        let v = flag.clone().or_else(|| found.clone());
+        if v.is_none() {
+            missing.push(name);
         }
+        v.unwrap_or_default()
+    };
+    let t = upload::Target {
+        repo: pick(&args.repo, &ci.repo, "repo"),
+        sha: pick(&args.sha, &ci.sha, "sha"),
+        branch: pick(&args.branch, &ci.branch, "branch"),
+        run: pick(&args.run, &ci.run, "run"),
+        attempt: args.attempt.or(ci.attempt).unwrap_or(1).max(1),
+    };
+    if missing.is_empty() {
+        return Ok(t);
     }
+    let flags: Vec<String> = missing.iter().map(|m| format!("--{m}")).collect();
+    Err(format!(
+        "not recorded: {} (no CI variables name them{}); give {}",
+        missing.join(", "),
+        ci.ci.map(|c| format!(" on {c}")).unwrap_or_default(),
+        flags.join(", ")
+    ))
 }
 
 pub async fn run(args: TestArgs) -> anyhow::Result<ExitCode> {

@@ -272,12 +272,37 @@ async fn fake_route() -> (String, Seen, tokio::task::JoinHandle<()>) {
     (format!("http://{addr}"), seen, task)
 }
 
+/// `run` with `--upload base --token-env UPLOAD_TOKEN`, off the async threads (the fake route
+/// answers on them).
+async fn upload_run(
+    dir: &Path,
+    base: &str,
+    script: &str,
+    env: &[(&'static str, &'static str)],
+) -> Output {
+    let (dir, base, script, env) = (
+        dir.to_path_buf(),
+        base.to_string(),
+        script.to_string(),
+        env.to_vec(),
+    );
+    tokio::task::spawn_blocking(move || {
+        run(
+            &dir,
+            &["--upload", &base, "--token-env", "UPLOAD_TOKEN"],
+            &script,
+            &env,
+        )
+    })
+    .await
+    .expect("ran")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn results_are_uploaded_once_with_the_ci_s_run() {
     let (base, seen, task) = fake_route().await;
     let d = checkout(FILE);
     let script = emit(d.path(), "out.txt", QUARANTINED, "exit 1");
-    let dir = d.path().to_path_buf();
     let gh = [
         ("GITHUB_ACTIONS", "true"),
         ("GITHUB_REPOSITORY", "acme/pool"),
@@ -287,17 +312,7 @@ async fn results_are_uploaded_once_with_the_ci_s_run() {
         ("GITHUB_RUN_ATTEMPT", "2"),
         ("UPLOAD_TOKEN", "rgu_secret"),
     ];
-    let (b, s) = (base.clone(), script.clone());
-    let o = tokio::task::spawn_blocking(move || {
-        run(
-            &dir,
-            &["--upload", &b, "--token-env", "UPLOAD_TOKEN"],
-            &s,
-            &gh,
-        )
-    })
-    .await
-    .expect("ran");
+    let o = upload_run(d.path(), &base, &script, &gh).await;
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(err.contains("uploaded"), "{err}");
@@ -340,29 +355,9 @@ async fn results_are_uploaded_once_with_the_ci_s_run() {
         "=== RUN   TestInvoiceRetryIdempotent\n--- FAIL: TestInvoiceRetryIdempotent (0.30s)\nFAIL\nFAIL\texample.com/acme/services/billing/integration\t0.4s\n",
         "exit 1",
     );
-    let (dir, b) = (d.path().to_path_buf(), base.clone());
-    let o = tokio::task::spawn_blocking(move || {
-        run(
-            &dir,
-            &["--upload", &b, "--token-env", "UPLOAD_TOKEN"],
-            &probation,
-            &gh,
-        )
-    })
-    .await
-    .expect("ran");
+    let o = upload_run(d.path(), &base, &probation, &gh).await;
     assert_eq!(o.status.code(), Some(1));
-    let (dir, b) = (d.path().to_path_buf(), base.clone());
-    let o = tokio::task::spawn_blocking(move || {
-        run(
-            &dir,
-            &["--upload", &b, "--token-env", "UPLOAD_TOKEN"],
-            &script,
-            &[("UPLOAD_TOKEN", "t")],
-        )
-    })
-    .await
-    .expect("ran");
+    let o = upload_run(d.path(), &base, &script, &[("UPLOAD_TOKEN", "t")]).await;
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(0));
     assert!(

@@ -122,14 +122,12 @@ pub fn terminal(d: &Decision, recorded: &[String]) -> String {
 }
 
 fn md_excused(e: &Excused) -> String {
-    let mut s = format!("| {} | quarantined |", render::name(&e.test));
-    let _ = write!(
-        s,
-        " {} | {} |",
+    format!(
+        "| {} | quarantined | {} | {} |",
+        render::name(&e.test),
         e.ticket.as_deref().map(render::md).unwrap_or_default(),
         e.owner.as_deref().map(render::md).unwrap_or_default()
-    );
-    s
+    )
 }
 
 /// The job summary (`$GITHUB_STEP_SUMMARY`), markdown.
