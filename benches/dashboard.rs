@@ -163,10 +163,17 @@ async fn main() {
             installation_id: Some(1),
             default_branch: Some("main".into()),
             branches: vec!["main".into()],
+            url: None,
+            pr: None,
         };
-        history::record(&store, &run, &results, 1_764_547_200_000 + i64::from(r))
-            .await
-            .expect("record");
+        history::record(
+            &store,
+            &run,
+            &history::RunResults::from(results),
+            1_764_547_200_000 + i64::from(r),
+        )
+        .await
+        .expect("record");
     }
     // The file lists every tenth test: one in five of those quarantined, the rest trusted.
     let mut file = String::from("policy:\n  default_tier: probation\ntests:\n");

@@ -87,7 +87,23 @@ async fn record_phase(store: &Store, repo: &str, tests: usize, runs: usize) {
             installation_id: None,
             default_branch: Some("main".into()),
             branches: vec!["main".into()],
+            url: None,
+            pr: None,
         };
+        // Each failure with a message, as JUnit gives them (kept with its story).
+        let mut results = history::RunResults::from(results);
+        let failing: Vec<String> = results
+            .results
+            .iter()
+            .filter(|(_, o)| *o == Outcome::Fail)
+            .map(|(t, _)| t.clone())
+            .collect();
+        for t in failing {
+            results.messages.insert(
+                t,
+                format!("bench_test.go:88: checkout deadline of 50ms exceeded in run {run}\n    waited 61ms for a connection"),
+            );
+        }
         let t0 = Instant::now();
         history::record(store, &info, &results, 1_764_547_200_000 + run as i64)
             .await

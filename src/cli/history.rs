@@ -1,6 +1,5 @@
 //! `repro-gate history import|build|publish|token` (§2, §9).
 
-use std::collections::HashMap;
 use std::io::BufReader;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,6 +56,16 @@ pub struct ImportArgs {
     pub attempt: i64,
     #[arg(long, value_enum, default_value_t = ReportFormat::Auto)]
     pub format: ReportFormat,
+    /// When the run happened (RFC 3339, e.g. `2026-11-02T09:30:00Z`): a backfill charts as it
+    /// was. Default: now.
+    #[arg(long, value_parser = parse_at)]
+    pub at: Option<chrono::DateTime<chrono::FixedOffset>>,
+    /// The run's page (an http(s) link), shown beside its failures.
+    #[arg(long, value_parser = parse_url)]
+    pub url: Option<String>,
+    /// The pull request the run was for.
+    #[arg(long, value_parser = clap::value_parser!(i64).range(1..))]
+    pub pr: Option<i64>,
     /// Reports or logs; `-` reads stdin.
     #[arg(required = true)]
     pub files: Vec<String>,
@@ -161,8 +170,11 @@ async fn import(a: ImportArgs) -> anyhow::Result<ExitCode> {
         installation_id: None,
         default_branch: None,
         branches: history::default_branches(),
+        url: a.url.clone(),
+        pr: a.pr,
     };
-    let recorded = history::record(&store, &run, &results, now_ms()).await?;
+    let at = a.at.map_or_else(now_ms, |t| t.timestamp_millis());
+    let recorded = history::record(&store, &run, &results, at).await?;
     store.close().await;
     let (status, n) = match recorded {
         Recorded::New(n) => ("recorded", n),
@@ -174,12 +186,8 @@ async fn import(a: ImportArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Every test of the given files, merged as one run's.
-fn read_files(
-    files: &[String],
-    format: ReportFormat,
-) -> Result<Vec<(String, crate::core::failures::Outcome)>, String> {
-    let mut results = Vec::new();
-    let mut seen = HashMap::new();
+fn read_files(files: &[String], format: ReportFormat) -> Result<history::RunResults, String> {
+    let mut results = history::RunResults::default();
     for f in files {
         let parsed = if f == "-" {
             history::read_report(BufReader::new(std::io::stdin().lock()), format)
@@ -188,9 +196,22 @@ fn read_files(
             history::read_report(BufReader::new(file), format)
         };
         let r = parsed.map_err(|e| format!("{f}: {e}"))?;
-        history::merge(&mut results, &mut seen, r);
+        results.add(r);
     }
     Ok(results)
+}
+
+fn parse_at(s: &str) -> Result<chrono::DateTime<chrono::FixedOffset>, String> {
+    chrono::DateTime::parse_from_rfc3339(s)
+        .map_err(|e| format!("not an RFC 3339 time like 2026-11-02T09:30:00Z: {e}"))
+}
+
+fn parse_url(s: &str) -> Result<String, String> {
+    if crate::core::render::is_web_link(s) {
+        Ok(s.to_string())
+    } else {
+        Err("not an http(s) link".into())
+    }
 }
 
 fn read_existing(path: Option<&PathBuf>) -> Result<ReliabilityFile, String> {

@@ -25,6 +25,16 @@ fn kind_name(k: EvidenceKind) -> &'static str {
     }
 }
 
+/// Whether `s` may become a link on a page or in a comment: an http(s) URL of at most 2 KiB
+/// with nothing in it that ends an attribute or a line.
+pub fn is_web_link(s: &str) -> bool {
+    (s.starts_with("https://") || s.starts_with("http://"))
+        && s.len() <= 2048
+        && !s.chars().any(|c| {
+            c.is_whitespace() || c.is_control() || matches!(c, '"' | '\'' | '<' | '>' | '`')
+        })
+}
+
 /// Escapes text for markdown, table cells included: nothing in it becomes markup, a code span,
 /// an HTML tag or comment, a link or a mention.
 pub fn md(s: &str) -> String {

@@ -4,6 +4,8 @@
 
 use maud::{Markup, html};
 
+use crate::core::history::window::Counted;
+
 /// One bar per run, oldest on the left: tall red for a failure, short green for a pass.
 pub fn sparkline(recent: &[bool]) -> Markup {
     let n = recent.len();
@@ -49,7 +51,9 @@ pub fn stacked_bars(title: &str, labels: &[String], series: &[Series<'_>]) -> Ma
     let max = totals.iter().copied().max().unwrap_or(0).max(1);
     let all: u64 = totals.iter().sum();
     let (bw, gap, h) = (24u64, 8u64, 120u64);
-    let width = bars as u64 * (bw + gap);
+    // Room on the left for the value axis, on top for each bar's total.
+    let (left, top) = (30u64, 16u64);
+    let width = left + bars as u64 * (bw + gap);
     let summary = format!(
         "{title}: {all} in {} weeks ({})",
         labels.len(),
@@ -62,8 +66,8 @@ pub fn stacked_bars(title: &str, labels: &[String], series: &[Series<'_>]) -> Ma
     // Each bar's segments, bottom up: (x, y, height, class, tooltip).
     let mut rects = Vec::new();
     for (i, label) in labels.iter().enumerate() {
-        let x = i as u64 * (bw + gap);
-        let mut y = h;
+        let x = left + i as u64 * (bw + gap);
+        let mut y = top + h;
         for s in series {
             let v = s.values.get(i).copied().unwrap_or(0);
             if v > 0 {
@@ -75,19 +79,28 @@ pub fn stacked_bars(title: &str, labels: &[String], series: &[Series<'_>]) -> Ma
     }
     html! {
         figure class="chart" {
-            svg role="img" aria-label=(summary) viewBox={"0 0 " (width) " " (h + 20)} preserveAspectRatio="xMinYMin meet" {
+            svg role="img" aria-label=(summary) viewBox={"0 0 " (width) " " (top + h + 34)} preserveAspectRatio="xMinYMin meet" {
                 title { (summary) }
+                text x=(left - 4) y=(top + 4) class="axis" text-anchor="end" { (max) }
+                text x=(left - 4) y=(top + h) class="axis" text-anchor="end" { "0" }
+                line x1=(left) y1=(top) x2=(left) y2=(top + h) class="base" {}
                 @for (x, y, bh, class, tip) in &rects {
                     rect class=(class) x=(x) y=(y) width=(bw) height=(bh) {
                         title { (tip) }
                     }
                 }
-                @for (i, label) in labels.iter().enumerate() {
-                    @if i % 2 == 0 {
-                        text x=(i as u64 * (bw + gap)) y=(h + 14) class="axis" { (label) }
+                @for (i, total) in totals.iter().enumerate() {
+                    @if *total > 0 {
+                        text x=(left + i as u64 * (bw + gap) + bw / 2) y=(top + h - (total * h / max).max(2) - 3) class="value" text-anchor="middle" { (total) }
                     }
                 }
-                line x1="0" y1=(h) x2=(width) y2=(h) class="base" {}
+                @for (i, label) in labels.iter().enumerate() {
+                    // Every other week, upright: "11-02".
+                    @if i % 2 == 0 {
+                        text x=(left + i as u64 * (bw + gap) + bw / 2) y=(top + h + 18) class="axis" text-anchor="middle" { (label) }
+                    }
+                }
+                line x1=(left) y1=(top + h) x2=(width) y2=(top + h) class="base" {}
             }
             figcaption {
                 ul class="legend" {
@@ -96,6 +109,43 @@ pub fn stacked_bars(title: &str, labels: &[String], series: &[Series<'_>]) -> Ma
                     }
                 }
             }
+        }
+    }
+}
+
+/// A test's results in its window, oldest on the left: red for a failure, amber for a flaky
+/// result (failed, then passed), green for a pass, with the counts as its text.
+pub fn results_strip(outcomes: &[Counted]) -> Markup {
+    let n = outcomes.len();
+    let fails = outcomes.iter().filter(|o| **o == Counted::Fail).count();
+    let flaky = outcomes.iter().filter(|o| **o == Counted::Flaky).count();
+    let label = if n == 0 {
+        "no runs recorded".to_string()
+    } else {
+        format!(
+            "last {n} runs, oldest first: {} passed, {fails} failed, {flaky} flaky",
+            n - fails - flaky
+        )
+    };
+    let (bw, h) = (4usize, 40usize);
+    let width = (n.max(1) * bw) as u64;
+    html! {
+        figure class="chart strip" {
+            svg role="img" aria-label=(label) viewBox={"0 0 " (width) " " (h + 18)} preserveAspectRatio="xMinYMin meet" {
+                title { (label) }
+                @for (i, o) in outcomes.iter().enumerate() {
+                    @match o {
+                        Counted::Fail => { rect class="fail" x=(i * bw) y="0" width=(bw - 1) height=(h) {} }
+                        Counted::Flaky => { rect class="flaky" x=(i * bw) y=(h / 3) width=(bw - 1) height=(h - h / 3) {} }
+                        Counted::Pass => { rect class="pass" x=(i * bw) y=(h - h / 4) width=(bw - 1) height=(h / 4) {} }
+                    }
+                }
+                @if n > 0 {
+                    text x="0" y=(h + 14) class="axis" { "oldest" }
+                    text x=(width) y=(h + 14) class="axis" text-anchor="end" { "newest" }
+                }
+            }
+            figcaption { (label) }
         }
     }
 }
@@ -138,5 +188,26 @@ mod tests {
             "{s}"
         );
         assert_eq!(s.matches("<rect").count(), 3, "no bar for a zero");
+        assert!(
+            s.contains(">3</text>"),
+            "the axis shows the largest total: {s}"
+        );
+    }
+
+    #[test]
+    fn a_results_strip_tells_flaky_from_failed() {
+        let s = results_strip(&[Counted::Pass, Counted::Fail, Counted::Flaky, Counted::Pass])
+            .into_string();
+        assert!(
+            s.contains("last 4 runs, oldest first: 2 passed, 1 failed, 1 flaky"),
+            "{s}"
+        );
+        assert_eq!(s.matches("class=\"flaky\"").count(), 1);
+        assert!(s.contains(">oldest<") && s.contains(">newest<"));
+        assert!(
+            results_strip(&[])
+                .into_string()
+                .contains("no runs recorded")
+        );
     }
 }

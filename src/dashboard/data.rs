@@ -6,7 +6,9 @@
 use crate::core::rerun::verdict::{Count, assess};
 use crate::core::{config, reliability};
 use crate::github::types::RepoName;
-use crate::store::{FileEntry, GateWeek, RepoSummary, TestPage, TestQuery, TierChange};
+use crate::store::{
+    Basis, FailureRow, FileEntry, GateWeek, RepoSummary, TestPage, TestQuery, TestRow, TierChange,
+};
 
 use super::Dashboard;
 use super::when::{WEEK_MS, week_start};
@@ -50,6 +52,8 @@ pub struct RepoView {
     pub page: TestPage,
     pub changes: Vec<TierChange>,
     pub change_weeks: Vec<ChangeWeek>,
+    /// The history's proposals the file has not taken.
+    pub proposals: Vec<TierChange>,
     pub pull_request: Option<(i64, i64)>,
     pub sessions: Vec<SessionLine>,
     pub gate_weeks: Vec<GateWeek>,
@@ -72,6 +76,8 @@ pub fn entries_of(file: &reliability::ReliabilityFile) -> Vec<FileEntry> {
             tier: t.tier.as_str().to_string(),
             owner: t.owner.clone(),
             ticket: t.ticket.clone(),
+            note: t.note.clone(),
+            pin: t.pin.unwrap_or(false),
         })
         .collect()
 }
@@ -102,17 +108,16 @@ pub async fn sync_file(d: &Dashboard, repo: &str, inst: i64) {
     match result {
         Ok(Some((text, sha))) => {
             let stored = d.store.reliability_file_read(repo).await.ok().flatten();
-            if stored.as_ref().map(|s| s.0.as_str()) == Some(sha.as_str()) {
+            if stored.as_ref().map(|s| s.sha.as_str()) == Some(sha.as_str()) {
                 let _ = d.store.touch_reliability_file(repo, now).await;
             } else {
                 let parsed = tokio::task::spawn_blocking(move || reliability::parse(&text)).await;
                 match parsed {
                     Ok(Ok(f)) => {
                         let entries = entries_of(&f);
-                        let tier = f.policy.default_tier.as_str();
                         if let Err(e) = d
                             .store
-                            .replace_reliability_file(repo, (&sha, tier), &entries, now)
+                            .replace_reliability_file(repo, (&sha, &f.policy), &entries, now)
                             .await
                         {
                             tracing::warn!(repo, error = %e, "storing the reliability file failed");
@@ -136,24 +141,25 @@ pub async fn sync_file(d: &Dashboard, repo: &str, inst: i64) {
     d.files.insert(repo.to_string(), ());
 }
 
-/// The default tier of the stored file, and when it was read.
-async fn default_tier(d: &Dashboard, repo: &str) -> anyhow::Result<(String, Option<i64>)> {
+/// The stored file's policy (the defaults before it is read), and when it was read.
+async fn policy(d: &Dashboard, repo: &str) -> anyhow::Result<(reliability::Policy, Option<i64>)> {
     Ok(match d.store.reliability_file_read(repo).await? {
-        Some((_, tier, read)) => (tier, Some(read)),
-        None => (
-            reliability::Policy::default()
-                .default_tier
-                .as_str()
-                .to_string(),
-            None,
-        ),
+        Some(f) => (f.policy, Some(f.read_ms)),
+        None => (reliability::Policy::default(), None),
     })
+}
+
+fn basis(p: &reliability::Policy) -> Basis {
+    Basis {
+        default_tier: p.default_tier.as_str().to_string(),
+        broken_after: p.broken_after,
+    }
 }
 
 /// Counts of one repository, with its tier changes of the last 30 days.
 pub async fn summary(d: &Dashboard, repo: &str) -> anyhow::Result<(RepoSummary, Vec<TierChange>)> {
-    let (tier, _) = default_tier(d, repo).await?;
-    let counts = d.store.tier_counts(repo, &tier).await?;
+    let (p, _) = policy(d, repo).await?;
+    let counts = d.store.tier_counts(repo, &basis(&p)).await?;
     let since = d.clock.now_ms() - 30 * 86_400_000;
     let changes = d.store.tier_changes(repo, since, 20).await?;
     Ok((counts, changes))
@@ -256,19 +262,22 @@ pub async fn repo_view(
 ) -> anyhow::Result<RepoView> {
     sync_file(d, repo, inst).await;
     let now = d.clock.now_ms();
-    let (tier, read) = default_tier(d, repo).await?;
-    let counts = d.store.tier_counts(repo, &tier).await?;
-    let page = d.store.test_page(repo, &tier, &counts, &query).await?;
+    let (p, read) = policy(d, repo).await?;
+    let b = basis(&p);
+    let counts = d.store.tier_counts(repo, &b).await?;
+    let page = d.store.test_page(repo, &b, &counts, &query).await?;
     let since = week_start(now) - (WEEKS as i64 - 1) * WEEK_MS;
     let changes = d.store.tier_changes(repo, since, 2000).await?;
+    let proposals = d.store.open_proposals(repo, &b.default_tier, 50).await?;
     let outcomes = d.store.gate_outcomes(repo, since).await?;
-    let sessions = d.store.recent_sessions(repo, 20).await?;
+    let sessions = d.store.recent_sessions(repo, "", 20).await?;
     Ok(RepoView {
         repository: repo.to_string(),
         web_url: d.oauth.web_url().to_string(),
         now_ms: now,
         query,
-        default_tier: tier,
+        default_tier: b.default_tier,
+        proposals,
         file_read_ms: read,
         counts,
         change_weeks: change_weeks(&changes, now),
@@ -278,4 +287,120 @@ pub async fn repo_view(
         gate_weeks: gate_weeks(&outcomes, now),
         page,
     })
+}
+
+/// Everything `/dashboard/{owner}/{repo}/tests/{id}` shows.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TestView {
+    pub repository: String,
+    pub web_url: String,
+    pub now_ms: i64,
+    pub file_read_ms: Option<i64>,
+    pub row: TestRow,
+    /// Why the test has its tier, or why the history proposes another (worded as in the
+    /// reliability pull request).
+    pub why: String,
+    pub broken_after: u32,
+    /// Newest first.
+    pub failures: Vec<FailureRow>,
+    /// Failures kept in all (the page lists the newest).
+    pub failures_kept: u64,
+    pub sessions: Vec<SessionLine>,
+}
+
+/// Failures listed on a test's page.
+pub const FAILURES_SHOWN: i64 = 100;
+
+/// Why `row` has its tier or the one the history proposes: the reliability pull request's
+/// reason for a proposal, else what keeps the tier where it is.
+pub fn why(policy: &reliability::Policy, row: &TestRow, proposed_at: Option<u64>) -> String {
+    use crate::core::history::file::{Proposals, build};
+    use crate::core::history::tiers::{TestHistory, pct};
+    use crate::core::tier::Tier;
+    let tier = Tier::named(&row.tier).unwrap_or(policy.default_tier);
+    let existing = reliability::ReliabilityFile {
+        policy: policy.clone(),
+        tests: row
+            .listed
+            .then(|| {
+                let mut e = reliability::TestEntry::new(&row.test, tier);
+                e.pin = row.pin.then_some(true);
+                e
+            })
+            .into_iter()
+            .collect(),
+    };
+    let proposals: Proposals = proposed_at
+        .map(|at| (row.test.clone(), (tier, at)))
+        .into_iter()
+        .collect();
+    let history = TestHistory {
+        id: &row.test,
+        window: &row.window,
+        since_change: None,
+    };
+    let built = build(&existing, [history], &proposals);
+    if let Some(c) = built.changes.first() {
+        return format!("The history proposes {}: {}.", c.to.as_str(), c.reason);
+    }
+    let (runs, failures) = row.window.counts(policy.window_runs.max(1) as usize);
+    if row.pin {
+        return format!(
+            "Pinned at {} by a person: the history never moves it.",
+            row.tier
+        );
+    }
+    if row.window.failing_last(policy.broken_after as usize) {
+        return format!(
+            "Broken: it failed each of its last {} runs. A real failure, never quarantined by the history.",
+            policy.broken_after
+        );
+    }
+    if runs < u64::from(policy.min_runs) {
+        return format!(
+            "{runs} of the {} runs a tier needs: it keeps its tier until then.",
+            policy.min_runs
+        );
+    }
+    let rate = failures as f64 / runs.max(1) as f64;
+    format!(
+        "{failures} failures in the last {runs} runs: {} %, within the {} % budget for its tier.",
+        pct(rate),
+        pct(policy.flake_budget)
+    )
+}
+
+/// A test's page data, or `None` when no result of it was recorded.
+pub async fn test_view(
+    d: &Dashboard,
+    repo: &str,
+    inst: i64,
+    test: &str,
+) -> anyhow::Result<Option<TestView>> {
+    sync_file(d, repo, inst).await;
+    let (p, read) = policy(d, repo).await?;
+    let Some(row) = d.store.test_row(repo, &basis(&p), test).await? else {
+        return Ok(None);
+    };
+    let proposed_at = d
+        .store
+        .proposed_changes(repo)
+        .await?
+        .remove(test)
+        .filter(|(tier, _)| *tier == row.tier)
+        .map(|(_, at)| at);
+    let (failures, failures_kept) = d.store.test_failures(repo, test, FAILURES_SHOWN).await?;
+    let sessions = d.store.recent_sessions(repo, test, 20).await?;
+    Ok(Some(TestView {
+        repository: repo.to_string(),
+        web_url: d.oauth.web_url().to_string(),
+        now_ms: d.clock.now_ms(),
+        file_read_ms: read,
+        why: why(&p, &row, proposed_at),
+        broken_after: p.broken_after,
+        row,
+        failures,
+        failures_kept,
+        sessions: sessions.into_iter().map(session_line).collect(),
+    }))
 }

@@ -6,6 +6,7 @@
 //! - `access.rs`: who the visitor is and which repositories they may read (cached briefly).
 //! - `data.rs`: one page's data from the store (and the default branch's reliability file).
 //! - `pages.rs`, `charts.rs`: pure rendering: data in, HTML and inline SVG out.
+//! - `search.rs`: what `?q=` asks for.
 //! - `routes.rs`: the handlers.
 
 pub mod access;
@@ -13,6 +14,7 @@ pub mod charts;
 pub mod data;
 pub mod pages;
 pub mod routes;
+pub mod search;
 pub mod signin;
 pub mod when;
 

@@ -6,9 +6,12 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
-use super::charts::{Series, sparkline, stacked_bars};
-use super::data::{IndexView, RepoView};
+use super::charts::{Series, results_strip, sparkline, stacked_bars};
+use super::data::{IndexView, RepoView, SessionLine, TestView};
 use super::when::{relative, rfc3339, utc};
+use crate::core::history::status::{Marks, Status};
+use crate::core::history::window::Counted;
+use crate::store::{DASHBOARD_WINDOW, FailureRow};
 use crate::store::{TestQuery, TestSort};
 
 const TIERS: [&str; 3] = ["quarantined", "probation", "trusted"];
@@ -82,6 +85,52 @@ fn counts(c: &crate::store::RepoSummary) -> Markup {
     }
 }
 
+fn status_badge(s: Status) -> Markup {
+    html! { span class={"status " (s.as_str())} { (s.label()) } }
+}
+
+/// The page of one test.
+pub fn test_href(repo: &str, test: &str) -> String {
+    format!(
+        "/dashboard/{repo}/tests/{}",
+        crate::github::encode_query(test)
+    )
+}
+
+/// A test id, linked to its page.
+fn test_link(repo: &str, test: &str) -> Markup {
+    html! { a class="id" href=(test_href(repo, test)) { code { (test) } } }
+}
+
+/// A ticket: a link when it is an http(s) URL or `#N` (an issue of the repository).
+fn ticket(web_url: &str, repo: &str, t: &str) -> Markup {
+    let issue = t
+        .strip_prefix('#')
+        .filter(|n| !n.is_empty() && n.len() < 10 && n.bytes().all(|b| b.is_ascii_digit()));
+    html! {
+        @if crate::core::render::is_web_link(t) {
+            a href=(t) rel="noreferrer" { (t) }
+        } @else if let Some(n) = issue {
+            a href={(web_url) "/" (repo) "/issues/" (n)} { (t) }
+        } @else {
+            (t)
+        }
+    }
+}
+
+/// The `q=` that gives back this query's text and owner (tier and status have their own
+/// parameters).
+pub fn query_text(q: &TestQuery) -> String {
+    let mut parts = Vec::new();
+    if !q.text.is_empty() {
+        parts.push(q.text.clone());
+    }
+    if let Some(o) = &q.owner {
+        parts.push(format!("owner:{o}"));
+    }
+    parts.join(" ")
+}
+
 /// `/dashboard`.
 pub fn index(v: &IndexView) -> Markup {
     layout(
@@ -94,17 +143,17 @@ pub fn index(v: &IndexView) -> Markup {
             } @else {
                 div class="scroll" { table class="repos" {
                     caption { "Repositories you can read, with their tests by tier" }
-                    thead { tr { th scope="col" { "Repository" } th scope="col" { "Tests by tier" } th scope="col" { "Tier changes, last 30 days" } } }
+                    thead { tr { th scope="col" { "Repository" } th scope="col" { "Tests by tier and status" } th scope="col" { "Tier changes merged, last 30 days" } } }
                     tbody {
                         @for (r, changes) in &v.repos {
                             tr {
                                 th scope="row" { a href={"/dashboard/" (r.repository)} { (r.repository) } }
-                                td { (counts(r)) }
+                                td { (counts(r)) br; (status_counts(r)) }
                                 td {
                                     @if changes.is_empty() { "none" } @else {
                                         ul class="changes" {
                                             @for c in changes {
-                                                li { code { (c.test) } " → " (tier_badge(&c.tier)) " " (when(c.at_ms, v.now_ms)) }
+                                                li { (test_link(&r.repository, &c.test)) " → " (tier_badge(&c.tier)) " " (when(c.at_ms, v.now_ms)) }
                                             }
                                         }
                                     }
@@ -118,26 +167,59 @@ pub fn index(v: &IndexView) -> Markup {
     )
 }
 
+/// What a link to a page of tests changes: the tier, the status, the sort and the page (the
+/// search stays).
+#[derive(Clone, Copy, Debug)]
+pub struct Link<'a> {
+    pub tier: Option<&'a str>,
+    pub status: Option<Status>,
+    pub sort: TestSort,
+    pub page: u32,
+}
+
+impl<'a> Link<'a> {
+    /// The current page's settings.
+    pub fn of(q: &'a TestQuery) -> Link<'a> {
+        Link {
+            tier: q.tier.as_deref(),
+            status: q.status,
+            sort: q.sort,
+            page: q.page,
+        }
+    }
+}
+
 /// The link to a page of tests with these settings.
-pub fn query_link(
-    repo: &str,
-    q: &TestQuery,
-    tier: Option<&str>,
-    sort: TestSort,
-    page: u32,
-) -> String {
-    let per_page = q.per_page;
-    let mut q = vec![format!("sort={}", sort.as_str())];
-    if let Some(t) = tier {
-        q.push(format!("tier={t}"));
+pub fn query_link(repo: &str, q: &TestQuery, l: Link<'_>) -> String {
+    let mut out = vec![format!("sort={}", l.sort.as_str())];
+    let text = query_text(q);
+    if !text.is_empty() {
+        out.push(format!("q={}", crate::github::encode_query(&text)));
     }
-    if page > 1 {
-        q.push(format!("page={page}"));
+    if let Some(t) = l.tier {
+        out.push(format!("tier={t}"));
     }
-    if per_page != super::PER_PAGE {
-        q.push(format!("per_page={per_page}"));
+    if let Some(s) = l.status {
+        out.push(format!("status={}", s.as_str()));
     }
-    format!("/dashboard/{repo}?{}", q.join("&"))
+    if l.page > 1 {
+        out.push(format!("page={}", l.page));
+    }
+    if q.per_page != super::PER_PAGE {
+        out.push(format!("per_page={}", q.per_page));
+    }
+    format!("/dashboard/{repo}?{}", out.join("&"))
+}
+
+/// Status counts; on the repository page each links to its filter.
+fn status_counts(c: &crate::store::RepoSummary) -> Markup {
+    html! {
+        span class="counts" {
+            @for s in Status::ALL {
+                span class={"status " (s.as_str())} { (c.of_status(s)) " " (s.label()) } " "
+            }
+        }
+    }
 }
 
 fn week_label(ms: i64) -> String {
@@ -146,60 +228,109 @@ fn week_label(ms: i64) -> String {
 
 fn tests_table(v: &RepoView) -> Markup {
     let q: &TestQuery = &v.query;
-    let tier = q.tier.as_deref();
+    let here = Link::of(q);
     let pages = v.page.total.div_ceil(u64::from(q.per_page.max(1))).max(1);
+    let link = |l: Link<'_>| query_link(&v.repository, q, l);
     let sort_link = |s: TestSort, label: &str| -> Markup {
         let current = q.sort == s;
         html! {
-            a href=(query_link(&v.repository, q, tier, s, 1)) aria-current=[current.then_some("true")] { (label) @if current { " ▾" } }
+            a href=(link(Link { sort: s, page: 1, ..here })) aria-current=[current.then_some("true")] { (label) @if current { " ▾" } }
         }
     };
+    let searched = !q.text.is_empty() || q.owner.is_some();
     html! {
-        nav class="filters" aria-label="Filter by tier" {
-            a href=(query_link(&v.repository, q, None, q.sort, 1)) aria-current=[tier.is_none().then_some("true")] { "All" }
-            @for t in TIERS {
+        form class="search" method="get" action={"/dashboard/" (v.repository)} role="search" {
+            label for="q" { "Find tests" }
+            input id="q" name="q" type="search" value=(query_text(q)) placeholder="part of an id, owner:NAME, tier:NAME, status:NAME" maxlength="200";
+            @if let Some(t) = &q.tier { input type="hidden" name="tier" value=(t); }
+            @if let Some(s) = q.status { input type="hidden" name="status" value=(s.as_str()); }
+            input type="hidden" name="sort" value=(q.sort.as_str());
+            button type="submit" { "Search" }
+            @if searched { " " a href=(query_link(&v.repository, &TestQuery { text: String::new(), owner: None, ..q.clone() }, Link { page: 1, ..here })) { "Clear" } }
+        }
+        nav class="filters" aria-label="Filter by status" {
+            a href=(link(Link { status: None, page: 1, ..here })) aria-current=[q.status.is_none().then_some("true")] { "Any status" }
+            @for s in Status::ALL {
                 " "
-                a href=(query_link(&v.repository, q, Some(t), q.sort, 1)) aria-current=[(tier == Some(t)).then_some("true")] class={"tier " (t)} { (t) }
+                a href=(link(Link { status: Some(s), page: 1, ..here })) aria-current=[(q.status == Some(s)).then_some("true")] class={"status " (s.as_str())} { (s.label()) " (" (v.counts.of_status(s)) ")" }
             }
         }
-        div class="scroll" {
-            table class="tests" {
-                caption { (v.page.total) " tests" @if let Some(t) = tier { " in " (t) } ", page " (q.page) " of " (pages) }
-                thead {
-                    tr {
-                        th scope="col" { (sort_link(TestSort::Name, "Test")) }
-                        th scope="col" { (sort_link(TestSort::Tier, "Tier")) }
-                        th scope="col" class="num" { (sort_link(TestSort::PassRate, "Pass rate")) }
-                        th scope="col" class="num" { (sort_link(TestSort::Runs, "Runs")) }
-                        th scope="col" { "Last runs" }
-                        th scope="col" { "Owner" }
-                        th scope="col" { "Ticket" }
-                    }
+        nav class="filters" aria-label="Filter by tier" {
+            a href=(link(Link { tier: None, page: 1, ..here })) aria-current=[here.tier.is_none().then_some("true")] { "Any tier" }
+            @for t in TIERS {
+                " "
+                a href=(link(Link { tier: Some(t), page: 1, ..here })) aria-current=[(here.tier == Some(t)).then_some("true")] class={"tier " (t)} { (t) }
+            }
+        }
+        nav class="filters" aria-label="Sort" {
+            "Sort: " (sort_link(TestSort::Status, "Problems first")) " " (sort_link(TestSort::Tier, "Tier")) " "
+            (sort_link(TestSort::PassRate, "Pass rate")) " " (sort_link(TestSort::Runs, "Runs")) " " (sort_link(TestSort::Name, "Name"))
+        }
+        table class="tests" {
+            caption {
+                (v.page.total) " tests"
+                @if searched { " matching " q { (query_text(q)) } }
+                @if let Some(t) = &q.tier { " in " (t) }
+                @if let Some(s) = q.status { ", " (s.label()) }
+                ", page " (q.page) " of " (pages)
+            }
+            thead {
+                tr {
+                    th scope="col" { "Test" }
+                    th scope="col" { "Status" }
+                    th scope="col" { "Tier" }
+                    th scope="col" class="num" { "Pass rate" }
+                    th scope="col" class="num" { "Runs" }
+                    th scope="col" { "Last runs" }
+                    th scope="col" { "Owner" }
+                    th scope="col" { "Ticket" }
                 }
-                tbody {
-                    @for t in &v.page.tests {
-                        tr {
-                            th scope="row" class="id" { code { (t.test) } }
-                            td {
-                                (tier_badge(&t.tier))
-                                @if !t.listed { " " small { "(default)" } }
-                                @if let Some(p) = &t.proposed_tier { " " small class="proposed" { "history proposes " (tier_badge(p)) } }
-                            }
-                            td class="num" { @if let Some(r) = t.pass_rate { (format!("{:.1}%", r * 100.0)) } @else { "–" } }
-                            td class="num" { (t.runs) }
-                            td { (sparkline(&t.recent)) }
-                            td { (t.owner.as_deref().unwrap_or("")) }
-                            td { (t.ticket.as_deref().unwrap_or("")) }
+            }
+            tbody {
+                @for t in &v.page.tests {
+                    tr {
+                        th scope="row" class="id" { (test_link(&v.repository, &t.test)) }
+                        td data-label="Status" { (status_badge(t.status)) }
+                        td data-label="Tier" {
+                            (tier_badge(&t.tier))
+                            @if !t.listed { " " small { "(default)" } }
+                            @if let Some(p) = &t.proposed_tier { " " small class="proposed" { "history proposes " (tier_badge(p)) } }
                         }
+                        td class="num" data-label="Pass rate" { @if let Some(r) = t.pass_rate { (format!("{:.1}%", r * 100.0)) } @else { "–" } }
+                        td class="num" data-label="Runs" { (t.runs) " runs" }
+                        td data-label="Last runs" { (sparkline(&t.recent)) }
+                        td data-label="Owner" { @if let Some(o) = &t.owner { "owner " (o) } }
+                        td data-label="Ticket" { @if let Some(x) = &t.ticket { (ticket(&v.web_url, &v.repository, x)) } }
                     }
                 }
             }
+        }
+        @if v.page.tests.is_empty() && (searched || q.status.is_some() || q.tier.is_some()) {
+            p { "No test matches. " a href={"/dashboard/" (v.repository)} { "Show every test" } }
         }
         @if pages > 1 {
             nav class="pages" aria-label="Pages" {
-                @if q.page > 1 { a href=(query_link(&v.repository, q, tier, q.sort, q.page - 1)) rel="prev" { "← Previous" } " " }
+                @if q.page > 1 { a href=(link(Link { page: q.page - 1, ..here })) rel="prev" { "← Previous" } " " }
                 span { "Page " (q.page) " of " (pages) }
-                @if u64::from(q.page) < pages { " " a href=(query_link(&v.repository, q, tier, q.sort, q.page + 1)) rel="next" { "Next →" } }
+                @if u64::from(q.page) < pages { " " a href=(link(Link { page: q.page + 1, ..here })) rel="next" { "Next →" } }
+            }
+        }
+    }
+}
+
+/// How to start recording results, for a repository with none.
+fn empty_state(v: &RepoView) -> Markup {
+    html! {
+        section class="empty" aria-labelledby="start" {
+            h2 id="start" { "No test results recorded yet" }
+            p { "repro-gate builds each test's history from CI results. Any of these starts it:" }
+            ol {
+                li { "GitHub Actions: enable " code { "history" } " in " code { ".github/repro-gate.yml" } " and upload your JUnit, " code { "go test -json" } " or libtest reports as an artifact matching " code { "history.artifacts" } "; each completed run is read." }
+                li { "Any CI: run your tests through " code { "repro-gate test -- <your test command>" } ", or post a report to " code { "POST /api/v1/results?repo=" (v.repository) "&sha=…&branch=…&run=…" } " with an upload token (" code { "repro-gate history token --repo " (v.repository) } ")." }
+                li { "Past runs: " code { "repro-gate history import --repo " (v.repository) " --sha SHA --branch main --run ID --at 2026-11-02T09:30:00Z report.xml" } "." }
+            }
+            @if v.file_read_ms.is_none() {
+                p { small { "No reliability file was found on the default branch either; the history will propose one." } }
             }
         }
     }
@@ -271,6 +402,8 @@ pub fn repo(v: &RepoView, login: &str) -> Markup {
         html! {
             h1 { (v.repository) }
             p class="lede" {
+                (status_counts(&v.counts))
+                br;
                 (counts(&v.counts))
                 br;
                 small {
@@ -286,20 +419,40 @@ pub fn repo(v: &RepoView, login: &str) -> Markup {
                     " (last opened or updated " (when(at, v.now_ms)) ")"
                 }
             }
-            section aria-labelledby="tests" {
-                h2 id="tests" { "Tests" }
-                (tests_table(v))
+            @if v.counts.tests() == 0 {
+                (empty_state(v))
+            } @else {
+                section aria-labelledby="tests" {
+                    h2 id="tests" { "Tests" }
+                    (tests_table(v))
+                }
+            }
+            @if !v.proposals.is_empty() {
+                section aria-labelledby="proposals" {
+                    h2 id="proposals" { "Proposed by the history, not merged" }
+                    p { small { "Tiers the history proposes in the reliability pull request; the file's tiers stay until it is merged." } }
+                    ul class="changes" {
+                        @for c in &v.proposals {
+                            li {
+                                (test_link(&v.repository, &c.test)) " "
+                                @if let Some(f) = &c.from { (tier_badge(f)) } " → " (tier_badge(&c.tier))
+                                @if c.at_ms > 0 { " proposed " (when(c.at_ms, v.now_ms)) }
+                            }
+                        }
+                    }
+                }
             }
             div class="grid" {
                 section aria-labelledby="changes" {
-                    h2 id="changes" { "Tier changes" }
+                    h2 id="changes" { "Tier changes merged" }
                     (changes)
                     details {
                         summary { "Recent tier changes" }
-                        @if v.changes.is_empty() { p { "No tier change in the last 12 weeks." } } @else {
-                            table {
-                                thead { tr { th scope="col" { "Test" } th scope="col" { "To" } th scope="col" { "When" } } }
-                                tbody { @for c in &v.changes { tr { td { code { (c.test) } } td { (tier_badge(&c.tier)) } td { (when(c.at_ms, v.now_ms)) } } } }
+                        @if v.changes.is_empty() { p { "No tier change merged into the file in the last 12 weeks." } } @else {
+                            ul class="changes" {
+                                @for c in &v.changes {
+                                    li { (test_link(&v.repository, &c.test)) " " @if let Some(f) = &c.from { (tier_badge(f)) } " → " (tier_badge(&c.tier)) " " (when(c.at_ms, v.now_ms)) }
+                                }
                             }
                         }
                     }
@@ -318,35 +471,136 @@ pub fn repo(v: &RepoView, login: &str) -> Markup {
             }
             section aria-labelledby="sessions" {
                 h2 id="sessions" { "Recent reruns and verifications" }
-                @if v.sessions.is_empty() { p { "None yet." } } @else {
-                    div class="scroll" {
-                        table {
-                            thead { tr { th scope="col" { "PR" } th scope="col" { "Kind" } th scope="col" { "Test" } th scope="col" { "Outcome" } th scope="col" { "Sides" } th scope="col" { "Started" } } }
-                            tbody {
-                                @for s in &v.sessions {
-                                    tr {
-                                        td { a href={(v.web_url) "/" (v.repository) "/pull/" (s.pr)} { "#" (s.pr) } }
-                                        td { (if s.purpose == "verify" { "verification" } else { "rerun" }) }
-                                        td class="id" { code { (s.test) } }
-                                        td { (s.outcome) }
-                                        td {
-                                            @for (side, text, url) in &s.sides {
-                                                @match url {
-                                                    Some(u) if u.starts_with("https://") || u.starts_with("http://") => { a href=(u) { (side) ": " (text) } " " }
-                                                    _ => { (side) ": " (text) " " }
-                                                }
-                                            }
-                                        }
-                                        td { (when(s.created_ms, v.now_ms)) }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
+                (sessions(&v.repository, &v.web_url, &v.sessions, v.now_ms))
             }
         },
     )
+}
+
+fn is_sha(s: &str) -> bool {
+    (7..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// One failure with its story: when, the run, the commit, the branch or PR, the message.
+fn failure_item(v: &TestView, f: &FailureRow) -> Markup {
+    let repo = &v.repository;
+    let run_text = format!("run {} (attempt {})", f.run_id, f.attempt);
+    html! {
+        li class="failure" {
+            div class="meta" {
+                span class={"outcome " (f.outcome)} { (f.outcome) } " "
+                (when(f.at_ms, v.now_ms)) " · "
+                @match &f.run_url {
+                    Some(u) if crate::core::render::is_web_link(u) => { a href=(u) { (run_text) } }
+                    _ => { (run_text) }
+                }
+                " · commit "
+                @if is_sha(&f.sha) {
+                    a href={(v.web_url) "/" (repo) "/commit/" (f.sha)} { code { (f.sha.get(..10).unwrap_or(&f.sha)) } }
+                } @else {
+                    code { (f.sha) }
+                }
+                " · "
+                @if let Some(pr) = f.pr {
+                    a href={(v.web_url) "/" (repo) "/pull/" (pr)} { "PR #" (pr) }
+                    @if !f.branch.is_empty() { " (" code { (f.branch) } ")" }
+                } @else {
+                    "branch " code { (f.branch) }
+                }
+            }
+            @if let Some(m) = &f.message {
+                pre class="message" { (m) }
+            } @else {
+                p { small { "The report gave no failure message." } }
+            }
+        }
+    }
+}
+
+/// `/dashboard/{owner}/{repo}/tests/{id}`.
+pub fn test(v: &TestView, login: &str) -> Markup {
+    let t = &v.row;
+    let outcomes: Vec<Counted> = t.window.last(DASHBOARD_WINDOW).collect();
+    let marks = Marks::of(&t.window, DASHBOARD_WINDOW);
+    // The failure that began its failing streak, when it is among those listed: the streak's
+    // oldest counted failure.
+    let since = (marks.tail_fails > 0)
+        .then(|| {
+            v.failures
+                .iter()
+                .filter(|f| f.class == "counted" && f.outcome == "fail")
+                .nth(marks.tail_fails as usize - 1)
+        })
+        .flatten();
+    layout(
+        &t.test,
+        Some(login),
+        html! {
+            nav class="crumbs" aria-label="Breadcrumb" { a href={"/dashboard/" (v.repository)} { (v.repository) } " / tests" }
+            h1 { code { (t.test) } }
+            p class="lede" {
+                (status_badge(t.status)) " "
+                (tier_badge(&t.tier)) @if !t.listed { " " small { "(the default tier: not listed in the file)" } }
+                @if let Some(p) = &t.proposed_tier { " " small class="proposed" { "history proposes " (tier_badge(p)) } }
+            }
+            p class="why" { (v.why) }
+            dl class="facts" {
+                dt { "Pass rate" } dd { @if let Some(r) = t.pass_rate { (format!("{:.1}%", r * 100.0)) " of " (t.runs) " runs" } @else { "no counted run" } }
+                dt { "Failures" } dd {
+                    (t.failures) " in the window"
+                    @if marks.flakes > 0 { ", " (marks.flakes) " of them flaky (failed, then passed, on one commit)" }
+                    @if marks.tail_fails == 1 { "; its last run failed" } @else if marks.tail_fails > 1 { "; failing its last " (marks.tail_fails) " runs" } @if marks.tail_fails > 0 { @if let Some(f) = since { ", since " (when(f.at_ms, v.now_ms)) } }
+                }
+                dt { "First failure" } dd { (t.first_failure.as_deref().unwrap_or("none recorded")) }
+                dt { "Last failure" } dd { (t.last_failure.as_deref().unwrap_or("none recorded")) }
+                dt { "Owner" } dd { (t.owner.as_deref().unwrap_or("nobody named in the file")) }
+                dt { "Ticket" } dd { @if let Some(x) = &t.ticket { (ticket(&v.web_url, &v.repository, x)) } @else { "none" } }
+                @if let Some(n) = &t.note { dt { "Note" } dd { (n) } }
+            }
+            section aria-labelledby="results" {
+                h2 id="results" { "Results over time" }
+                (results_strip(&outcomes))
+            }
+            section aria-labelledby="failures" {
+                h2 id="failures" { "Failures" }
+                @if v.failures.is_empty() {
+                    p { "No failure of this test is kept." }
+                } @else {
+                    p { small { (v.failures.len()) " newest of " (v.failures_kept) " kept, newest first." } }
+                    ol class="failures" { @for f in &v.failures { (failure_item(v, f)) } }
+                }
+            }
+            section aria-labelledby="sessions" {
+                h2 id="sessions" { "Reruns and verifications" }
+                (sessions(&v.repository, &v.web_url, &v.sessions, v.now_ms))
+            }
+        },
+    )
+}
+
+/// Reruns and verifications, newest first.
+fn sessions(repo: &str, web_url: &str, list: &[SessionLine], now: i64) -> Markup {
+    html! {
+        @if list.is_empty() { p { "None yet." } } @else {
+            ul class="sessions" {
+                @for s in list {
+                    li {
+                        a href={(web_url) "/" (repo) "/pull/" (s.pr)} { "#" (s.pr) } " "
+                        (if s.purpose == "verify" { "verification" } else { "rerun" }) " of "
+                        (test_link(repo, &s.test)) ": "
+                        strong { (s.outcome) } " "
+                        @for (side, text, url) in &s.sides {
+                            @match url {
+                                Some(u) if crate::core::render::is_web_link(u) => { a href=(u) { (side) ": " (text) } " " }
+                                _ => { (side) ": " (text) " " }
+                            }
+                        }
+                        small { "started " (when(s.created_ms, now)) }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// After signing out.
@@ -367,25 +621,37 @@ pub const STYLE: PreEscaped<&str> = PreEscaped(include_str!("style.css"));
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dashboard::data::{ChangeWeek, SessionLine};
+    use crate::core::history::window::Window;
+    use crate::dashboard::data::ChangeWeek;
     use crate::store::{GateWeek, RepoSummary, TestPage, TestRow, TierChange};
 
     const NOW: i64 = 1_764_547_200_000; // 2025-12-01 00:00 UTC
     const DAY: i64 = 86_400_000;
 
-    fn row(test: &str, tier: &str, runs: i64, failures: i64, recent: &[bool]) -> TestRow {
+    fn row(test: &str, tier: &str, recent: &[bool]) -> TestRow {
+        let mut window = Window::default();
+        for f in recent {
+            window.push(if *f { Counted::Fail } else { Counted::Pass }, "2025-11-30");
+        }
+        let m = Marks::of(&window, 200);
         TestRow {
             test: test.into(),
             tier: tier.into(),
             listed: tier != "probation",
             proposed_tier: (test.ends_with("Beta")).then(|| "probation".into()),
-            runs,
-            failures,
-            pass_rate: Some(1.0 - failures as f64 / runs as f64),
+            status: m.status(10),
+            runs: m.runs as i64,
+            failures: m.failures as i64,
+            pass_rate: Some(1.0 - m.failures as f64 / m.runs as f64),
             owner: Some("platform".into()),
             ticket: (tier == "quarantined").then(|| "PLAT-2024".into()),
+            note: None,
+            pin: false,
             recent: recent.to_vec(),
             updated_ms: NOW - DAY,
+            first_failure: window.first_failure.clone(),
+            last_failure: window.last_failure.clone(),
+            window,
         }
     }
 
@@ -395,10 +661,10 @@ mod tests {
             web_url: "https://github.com".into(),
             now_ms: NOW,
             query: TestQuery {
-                tier: None,
-                sort: TestSort::Tier,
+                sort: TestSort::Status,
                 page: 1,
                 per_page: 2,
+                ..TestQuery::default()
             },
             default_tier: "probation".into(),
             file_read_ms: Some(NOW - 120_000),
@@ -407,25 +673,34 @@ mod tests {
                 trusted: 1,
                 probation: 1,
                 quarantined: 1,
+                flaky: 1,
+                healthy: 2,
+                ..RepoSummary::default()
             },
             page: TestPage {
                 tests: vec![
                     row(
                         "pool::TestBeta",
                         "quarantined",
-                        5,
-                        2,
                         &[true, false, true, false, false],
                     ),
-                    row("pool::Test<Gamma>&\"x\"", "probation", 5, 0, &[false; 5]),
+                    row("pool::Test<Gamma>&\"x\"", "probation", &[false; 5]),
                 ],
                 total: 3,
             },
             changes: vec![TierChange {
                 repository: "acme/pool".into(),
                 test: "pool::TestBeta".into(),
+                from: Some("probation".into()),
                 tier: "quarantined".into(),
                 at_ms: NOW - 9 * DAY,
+            }],
+            proposals: vec![TierChange {
+                repository: "acme/pool".into(),
+                test: "pool::TestAlpha".into(),
+                from: Some("trusted".into()),
+                tier: "probation".into(),
+                at_ms: NOW - DAY,
             }],
             change_weeks: vec![
                 ChangeWeek {
@@ -497,23 +772,159 @@ mod tests {
     }
 
     #[test]
-    fn paging_links_keep_the_filter_and_sort() {
-        let v = view();
+    fn paging_links_keep_the_filter_the_search_and_sort() {
+        let mut v = view();
+        v.query.text = "Be ta".into();
+        v.query.status = Some(Status::Flaky);
         let html = repo(&v, "alice").into_string();
         assert!(
-            html.contains("href=\"/dashboard/acme/pool?sort=tier&amp;page=2&amp;per_page=2\""),
-            "next page"
+            html.contains(
+                "href=\"/dashboard/acme/pool?sort=status&amp;q=Be%20ta&amp;status=flaky&amp;page=2&amp;per_page=2\""
+            ),
+            "next page: {html}"
         );
         assert!(
             html.contains(
-                "href=\"/dashboard/acme/pool?sort=tier&amp;tier=quarantined&amp;per_page=2\""
+                "href=\"/dashboard/acme/pool?sort=status&amp;q=Be%20ta&amp;tier=quarantined&amp;status=flaky&amp;per_page=2\""
             ),
-            "filter"
+            "tier filter"
         );
         assert!(
-            html.contains("href=\"/dashboard/acme/pool?sort=pass_rate&amp;per_page=2\""),
+            html.contains(
+                "href=\"/dashboard/acme/pool?sort=pass_rate&amp;q=Be%20ta&amp;status=flaky&amp;per_page=2\""
+            ),
             "sort"
         );
+        assert!(
+            html.contains("value=\"Be ta\""),
+            "the search box shows the query"
+        );
         assert!(html.contains("Page 1 of 2"));
+    }
+
+    #[test]
+    fn every_id_links_to_its_page_encoded() {
+        let html = repo(&view(), "alice").into_string();
+        for id in ["pool::TestBeta", "pool::TestAlpha", "pool::TestLostWakeup"] {
+            let href = format!("href=\"{}\"", test_href("acme/pool", id));
+            assert!(html.contains(&href), "{id}: {href}");
+        }
+        assert!(
+            html.contains("/dashboard/acme/pool/tests/pool%3A%3ATest%3CGamma%3E%26%22x%22"),
+            "an id is one encoded path segment"
+        );
+    }
+
+    #[test]
+    fn proposals_are_apart_from_merged_changes() {
+        let html = repo(&view(), "alice").into_string();
+        let proposals = html
+            .find("Proposed by the history, not merged")
+            .expect("a section");
+        let merged = html.find("Tier changes merged").expect("a section");
+        let alpha = html.find("pool::TestAlpha").expect("the proposal");
+        assert!(
+            proposals < alpha && alpha < merged,
+            "the proposal is listed as one"
+        );
+    }
+
+    #[test]
+    fn tickets_link_when_they_are_links_or_issue_numbers() {
+        let t = |x: &str| ticket("https://github.com", "acme/pool", x).into_string();
+        assert_eq!(
+            t("#12"),
+            "<a href=\"https://github.com/acme/pool/issues/12\">#12</a>"
+        );
+        assert!(
+            t("https://jira.example/PLAT-1").starts_with("<a href=\"https://jira.example/PLAT-1\"")
+        );
+        assert_eq!(t("PLAT-2024"), "PLAT-2024");
+        assert_eq!(t("javascript:alert(1)"), "javascript:alert(1)");
+        assert_eq!(t("#12abc"), "#12abc");
+    }
+
+    #[test]
+    fn an_empty_repository_says_how_to_start() {
+        let mut v = view();
+        v.counts = RepoSummary::default();
+        v.page.tests.clear();
+        v.page.total = 0;
+        let html = repo(&v, "alice").into_string();
+        assert!(html.contains("No test results recorded yet"));
+        assert!(html.contains("history import --repo acme/pool"));
+        assert!(html.contains("POST /api/v1/results?repo=acme/pool"));
+        assert!(!html.contains("<table class=\"tests\""), "no empty table");
+    }
+
+    fn test_view() -> TestView {
+        let mut r = row(
+            "pool::Test<Beta>",
+            "quarantined",
+            &[false, true, false, true, true],
+        );
+        r.ticket = Some("#7".into());
+        r.note = Some("Times out when <the pool> is cold".into());
+        TestView {
+            repository: "acme/pool".into(),
+            web_url: "https://github.com".into(),
+            now_ms: NOW,
+            file_read_ms: Some(NOW - 60_000),
+            why: "The history proposes probation: 3 failures.".into(),
+            broken_after: 10,
+            row: r,
+            failures: vec![
+                FailureRow {
+                    run_id: "9102".into(),
+                    attempt: 1,
+                    outcome: "fail".into(),
+                    class: "counted".into(),
+                    sha: "0123456789abcdef0123456789abcdef01234567".into(),
+                    branch: "main".into(),
+                    pr: None,
+                    run_url: Some("https://github.com/acme/pool/actions/runs/9102".into()),
+                    at_ms: NOW - DAY,
+                    message: Some("checkout deadline of 50ms exceeded\n<script>".into()),
+                },
+                FailureRow {
+                    run_id: "9100".into(),
+                    attempt: 2,
+                    outcome: "flaky".into(),
+                    class: "pull_request".into(),
+                    sha: "not-a-sha".into(),
+                    branch: "fix/pool".into(),
+                    pr: Some(12),
+                    run_url: Some("javascript:alert(1)".into()),
+                    at_ms: NOW - 3 * DAY,
+                    message: None,
+                },
+            ],
+            failures_kept: 2,
+            sessions: view().sessions,
+        }
+    }
+
+    #[test]
+    fn a_test_page_answers_when_where_what_and_who() {
+        let html = test(&test_view(), "alice").into_string();
+        for want in [
+            "failing its last 2 runs",
+            "run 9102 (attempt 1)",
+            "href=\"https://github.com/acme/pool/actions/runs/9102\"",
+            "href=\"https://github.com/acme/pool/commit/0123456789abcdef0123456789abcdef01234567\"",
+            "href=\"https://github.com/acme/pool/pull/12\"",
+            "checkout deadline of 50ms exceeded",
+            "href=\"https://github.com/acme/pool/issues/7\"",
+            "Times out when &lt;the pool&gt; is cold",
+            "The history proposes probation",
+        ] {
+            assert!(html.contains(want), "{want}: {html}");
+        }
+        assert!(
+            !html.contains("<script>") && !html.contains("<Beta>"),
+            "escaped"
+        );
+        assert!(!html.contains("javascript:"), "only http(s) run links");
+        insta::assert_snapshot!(html.replace('>', ">\n"));
     }
 }

@@ -5,13 +5,15 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
+use tower_http::set_header::SetResponseHeaderLayer;
 
 use super::access::{find, readable, visitor};
-use super::{Dashboard, PER_PAGE, data, pages, signin};
+use super::{Dashboard, PER_PAGE, data, pages, search, signin};
+use crate::core::history::status::Status;
 use crate::server::AppState;
 use crate::store::{TestQuery, TestSort};
 
@@ -26,8 +28,26 @@ pub fn router() -> Router<AppState> {
         .route("/dashboard/signed-out", get(signed_out))
         .route("/dashboard/style.css", get(style))
         .route("/dashboard/{owner}/{repo}", get(repo_page))
+        .route("/dashboard/{owner}/{repo}/tests/{*test}", get(test_page))
         .route("/api/v1/repos/{owner}/{repo}/tests", get(repo_json))
+        .layer(tower_http::compression::CompressionLayer::new().gzip(true))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CSP),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("same-origin"),
+        ))
 }
+
+/// No scripts, no frames, styles and forms from here only.
+const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; \
+    frame-ancestors 'none'; base-uri 'none'";
 
 /// An answer given instead of the page (boxed: a response is large).
 type Instead = Box<Response>;
@@ -76,7 +96,9 @@ async fn index(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let view = async {
         let repos = readable(&d, &v).await?;
         let mut out = Vec::new();
-        for (r, _) in repos.iter() {
+        for (r, inst) in repos.iter() {
+            // The counts come from the default branch's file, read here too.
+            data::sync_file(&d, r, *inst).await;
             out.push(data::summary(&d, r).await?);
         }
         anyhow::Ok(data::IndexView {
@@ -142,10 +164,13 @@ async fn style(State(state): State<AppState>) -> Response {
         .into_response()
 }
 
-/// `?tier=&sort=&page=&per_page=` (unknown values fall back to the defaults).
+/// `?q=&tier=&status=&sort=&page=&per_page=` (unknown values fall back to the defaults; a
+/// `tier` or `status` parameter wins over the query's term).
 #[derive(Debug, Default, Deserialize)]
 pub struct PageParams {
+    q: Option<String>,
     tier: Option<String>,
+    status: Option<String>,
     sort: Option<String>,
     page: Option<String>,
     per_page: Option<String>,
@@ -153,11 +178,18 @@ pub struct PageParams {
 
 impl PageParams {
     pub fn query(&self, max_per_page: u32) -> TestQuery {
+        let search = search::parse(self.q.as_deref().unwrap_or(""));
         let tier = self
             .tier
             .as_deref()
             .filter(|t| ["trusted", "probation", "quarantined"].contains(t))
-            .map(str::to_string);
+            .map(str::to_string)
+            .or(search.tier);
+        let status = self
+            .status
+            .as_deref()
+            .and_then(Status::parse)
+            .or(search.status);
         let sort = self
             .sort
             .as_deref()
@@ -177,6 +209,9 @@ impl PageParams {
             .unwrap_or(PER_PAGE);
         TestQuery {
             tier,
+            status,
+            text: search.text,
+            owner: search.owner,
             sort,
             page,
             per_page,
@@ -254,16 +289,39 @@ async fn repo_json(
                 "per_page": q.per_page,
                 "sort": q.sort.as_str(),
                 "tier": q.tier,
+                "status": q.status,
+                "q": pages::query_text(&q),
                 "total": v.page.total,
                 "counts": v.counts,
                 "tests": v.page.tests,
                 "tier_changes": v.changes,
+                "proposals": v.proposals,
                 "pull_request": v.pull_request.map(|(n, at)| serde_json::json!({"number": n, "at": super::when::rfc3339(at)})),
                 "sessions": v.sessions,
                 "gate_weeks": v.gate_weeks,
             })),
         )
             .into_response(),
+        Err(e) => failed(e),
+    }
+}
+
+async fn test_page(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((owner, name, test)): Path<(String, String, String)>,
+) -> Response {
+    let (d, login, repo, inst) = match reader(&state, &headers, &owner, &name, true).await {
+        Ok(x) => x,
+        Err(r) => return *r,
+    };
+    match data::test_view(&d, &repo, inst, &test).await {
+        Ok(Some(view)) => html(pages::test(&view, &login)),
+        Ok(None) => pages::message(
+            StatusCode::NOT_FOUND,
+            "No such test",
+            "No result of this test has been recorded in this repository.",
+        ),
         Err(e) => failed(e),
     }
 }

@@ -158,6 +158,15 @@ pub struct WorkflowRun {
     pub head_repository: Option<Repository>,
     #[serde(default)]
     pub created_at: Option<String>,
+    /// The pull requests of the repository the run is for (empty for a fork's).
+    #[serde(default)]
+    pub pull_requests: Vec<RunPull>,
+}
+
+/// A pull request a run names.
+#[derive(Debug, Deserialize)]
+pub struct RunPull {
+    pub number: i64,
 }
 
 /// Who started a run.

@@ -210,6 +210,11 @@ async fn record(
         } else {
             config.history.branches.clone()
         },
+        url: run
+            .html_url
+            .clone()
+            .filter(|u| crate::core::render::is_web_link(u)),
+        pr: run.pull_requests.first().map(|p| p.number),
     };
     let recorded = history::record(&svc.store, &info, &results, svc.clock.now_ms())
         .await

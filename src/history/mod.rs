@@ -7,6 +7,7 @@ pub mod rerun_report;
 pub mod sources;
 pub mod tokens;
 
+use std::collections::HashMap;
 use std::io::BufRead;
 
 use anyhow::Context as _;
@@ -71,27 +72,62 @@ pub fn read_report<R: BufRead>(reader: R, format: ReportFormat) -> std::io::Resu
     failures::parse_results(reader, format.parser())
 }
 
-/// Results of several reports of one run, merged: the last outcome of a test wins unless an
-/// earlier one failed (then it is flaky or failed).
-pub fn merge(
-    into: &mut Vec<(String, Outcome)>,
-    seen: &mut std::collections::HashMap<String, usize>,
-    results: Results,
-) {
-    for r in results.tests {
-        if into.len() >= MAX_TESTS_PER_RUN {
-            break;
+/// One run's results, from one or several reports: one outcome per test (a failure and a pass
+/// of one test are flaky; a skip gives way) and the failure messages the reports gave.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunResults {
+    pub results: Vec<(String, Outcome)>,
+    /// Test id → the first lines of its failure message.
+    pub messages: HashMap<String, String>,
+    seen: HashMap<String, usize>,
+}
+
+impl RunResults {
+    /// Adds one report's results (at most [`MAX_TESTS_PER_RUN`] tests in all).
+    pub fn add(&mut self, results: Results) {
+        for r in results.tests {
+            let id = r.test.id();
+            if self.put(&id, r.outcome)
+                && let Some(m) = r.message
+            {
+                self.messages.entry(id).or_insert(m);
+            }
         }
-        let id = r.test.id();
-        match seen.get(&id) {
+    }
+
+    /// One test's outcome, combined with an earlier one of the run; false when the run holds
+    /// too many tests already.
+    fn put(&mut self, id: &str, outcome: Outcome) -> bool {
+        match self.seen.get(id) {
             Some(&i) => {
-                into[i].1 = Outcome::combine(into[i].1, r.outcome);
+                self.results[i].1 = Outcome::combine(self.results[i].1, outcome);
+                true
             }
-            None => {
-                seen.insert(id.clone(), into.len());
-                into.push((id, r.outcome));
+            None if self.results.len() < MAX_TESTS_PER_RUN => {
+                self.seen.insert(id.to_string(), self.results.len());
+                self.results.push((id.to_string(), outcome));
+                true
             }
+            None => false,
         }
+    }
+
+    pub fn len(&self) -> usize {
+        self.results.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.results.is_empty()
+    }
+}
+
+impl From<Vec<(String, Outcome)>> for RunResults {
+    fn from(results: Vec<(String, Outcome)>) -> Self {
+        let mut out = RunResults::default();
+        for (id, outcome) in results {
+            out.put(&id, outcome);
+        }
+        out
     }
 }
 
@@ -109,6 +145,10 @@ pub struct RunInfo {
     pub default_branch: Option<String>,
     /// `history.branches`.
     pub branches: Vec<String>,
+    /// The run's page, when it has one.
+    pub url: Option<String>,
+    /// The pull request the run is for, when known.
+    pub pr: Option<i64>,
 }
 
 /// `YYYY-MM-DD` of a Unix ms time.
@@ -118,13 +158,15 @@ pub fn day_of(ms: i64) -> String {
         .unwrap_or_else(|| "1970-01-01".into())
 }
 
-/// Records one run (once per run id and attempt).
+/// Records one run (once per run id and attempt), at `now_ms` (a backfill: when it ran).
 pub async fn record(
     store: &Store,
     run: &RunInfo,
-    results: &[(String, Outcome)],
+    results: &RunResults,
     now_ms: i64,
 ) -> anyhow::Result<Recorded> {
+    let messages = &results.messages;
+    let results = results.results.as_slice();
     let branches = Branches::new(&run.branches);
     let counts = branches.counts(&run.branch, run.default_branch.as_deref());
     let class = classify_run(results.iter().map(|(_, o)| *o), counts);
@@ -142,8 +184,11 @@ pub async fn record(
                 installation_id: run.installation_id,
                 now_ms,
                 day: &day,
+                url: run.url.as_deref(),
+                pr: run.pr,
             },
             results,
+            messages,
         )
         .await
         .with_context(|| format!("recording run {} of {}", run.run_id, run.repository))

@@ -2,12 +2,11 @@
 //! `DIR/<run>/<files>`, each run with a `run.json` (`sha`, `branch`, `attempt`, `time`), without a
 //! database. Runs are applied in time order (then by folder name).
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::Context as _;
 
-use super::{ReportFormat, day_of, default_branches, merge, read_report};
+use super::{ReportFormat, RunResults, day_of, default_branches, read_report};
 use crate::core::history::file::{Built, Proposals, build};
 use crate::core::history::record::{Branches, Ledger, classify_run};
 use crate::core::history::tiers::TestHistory;
@@ -71,8 +70,7 @@ pub fn build_from_reports(dir: &Path, existing: &ReliabilityFile) -> anyhow::Res
         if !seen_runs.insert((name.clone(), meta.attempt.unwrap_or(1))) {
             continue;
         }
-        let mut results = Vec::new();
-        let mut seen = HashMap::new();
+        let mut results = RunResults::default();
         let mut files: Vec<_> = std::fs::read_dir(&run)?
             .flatten()
             .filter(|e| e.file_type().is_ok_and(|t| t.is_file()) && e.file_name() != "run.json")
@@ -83,17 +81,17 @@ pub fn build_from_reports(dir: &Path, existing: &ReliabilityFile) -> anyhow::Res
             let file =
                 std::fs::File::open(&f).with_context(|| format!("opening {}", f.display()))?;
             match read_report(std::io::BufReader::new(file), ReportFormat::Auto) {
-                Ok(r) => merge(&mut results, &mut seen, r),
+                Ok(r) => results.add(r),
                 Err(e) => tracing::warn!(file = %f.display(), error = %e, "not a report; skipped"),
             }
         }
         let branch = meta.branch.unwrap_or_else(|| "main".into());
         let class = classify_run(
-            results.iter().map(|(_, o)| *o),
+            results.results.iter().map(|(_, o)| *o),
             branches.counts(&branch, None),
         );
         let sha = meta.sha.unwrap_or_else(|| name.clone());
-        ledger.apply(class, &sha, &results, &day_of(at));
+        ledger.apply(class, &sha, &results.results, &day_of(at));
     }
     let histories = ledger.windows.iter().map(|(id, w)| TestHistory {
         id,

@@ -4,13 +4,11 @@
 //! zip is read from its end), a log straight through the parser; each zip entry is read with a
 //! cap too (a zip bomb stops at it).
 
-use std::collections::HashMap;
 use std::io::{BufReader, Read as _};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
-use super::{MAX_TESTS_PER_RUN, ReportFormat, merge, read_report};
-use crate::core::failures::Outcome;
+use super::{MAX_TESTS_PER_RUN, ReportFormat, RunResults, read_report};
 use crate::github::types::RepoName;
 use crate::github::{GitHub, GitHubError, read_blocking};
 
@@ -68,17 +66,16 @@ pub async fn run_results(
     repo: &RepoName,
     run: u64,
     patterns: &GlobSet,
-) -> Result<(Vec<(String, Outcome)>, Source), GitHubError> {
+) -> Result<(RunResults, Source), GitHubError> {
     let artifacts = matching_artifacts(gh, inst, repo, run, patterns).await?;
-    let mut results = Vec::new();
-    let mut seen = HashMap::new();
+    let mut results = RunResults::default();
     if !artifacts.is_empty() {
         let mut names = Vec::new();
         for a in artifacts {
             match read_artifact(gh, inst, repo, a.id, read_zip).await? {
                 Ok(per_file) => {
                     for r in per_file {
-                        merge(&mut results, &mut seen, r);
+                        results.add(r);
                     }
                     names.push(a.name);
                 }
@@ -94,7 +91,7 @@ pub async fn run_results(
     for job in jobs.into_iter().take(MAX_JOBS) {
         match log_results(gh, inst, repo, job.id).await {
             Ok(r) => {
-                merge(&mut results, &mut seen, r);
+                results.add(r);
                 read += 1;
             }
             Err(e) => tracing::warn!(job = job.id, error = %e, "a job log could not be read"),

@@ -152,6 +152,14 @@ async fn accept(
         installation_id: None,
         default_branch: None,
         branches: history::default_branches(),
+        url: q
+            .get("url")
+            .filter(|u| crate::core::render::is_web_link(u))
+            .cloned(),
+        pr: q
+            .get("pr")
+            .and_then(|p| p.trim().parse::<i64>().ok())
+            .filter(|p| *p > 0),
     };
     let recorded = history::record(&state.store, &info, &results, state.clock.now_ms())
         .await
@@ -187,7 +195,7 @@ async fn parse_streamed(
     req: Request,
     gzipped: bool,
     format: ReportFormat,
-) -> Result<Vec<(String, crate::core::failures::Outcome)>, ApiError> {
+) -> Result<history::RunResults, ApiError> {
     let (tx, parser) = read_blocking(move |chunks| {
         let parsed = if gzipped {
             let inflated = flate2::read::GzDecoder::new(chunks).take(MAX_INFLATED_BYTES);
@@ -196,8 +204,8 @@ async fn parse_streamed(
             history::read_report(BufReader::new(chunks), format)
         };
         parsed.map(|r| {
-            let mut results = Vec::new();
-            history::merge(&mut results, &mut HashMap::new(), r);
+            let mut results = history::RunResults::default();
+            results.add(r);
             results
         })
     });

@@ -7,7 +7,11 @@ use anyhow::Context as _;
 use sqlx::Row as _;
 
 use super::Store;
+use crate::core::history::merged::{Tiers, moves};
+use crate::core::history::status::{Marks, Status};
 use crate::core::history::window::Window;
+use crate::core::reliability::Policy;
+use crate::core::tier::Tier;
 
 /// The window the dashboard's pass rate is over (the reliability file's default).
 pub const DASHBOARD_WINDOW: usize = 200;
@@ -15,10 +19,11 @@ pub const DASHBOARD_WINDOW: usize = 200;
 /// Outcomes of a test the sparkline shows.
 pub const SPARK_RUNS: usize = 50;
 
-/// (runs, failures) over the dashboard's window, as stored beside the window.
-pub fn window_counts(w: &Window) -> (i64, i64) {
-    let (runs, failures) = w.counts(DASHBOARD_WINDOW);
-    (runs as i64, failures as i64)
+/// (runs, failures, flakes, tail failures) over the dashboard's window, as stored beside the
+/// window.
+pub fn window_marks(w: &Window) -> [i64; 4] {
+    let m = Marks::of(w, DASHBOARD_WINDOW);
+    [m.runs, m.failures, m.flakes, m.tail_fails].map(|n| i64::try_from(n).unwrap_or(i64::MAX))
 }
 
 /// A signed-in visitor.
@@ -35,89 +40,16 @@ pub struct FileEntry {
     pub tier: String,
     pub owner: Option<String>,
     pub ticket: Option<String>,
+    pub note: Option<String>,
+    pub pin: bool,
 }
 
-/// How a page of tests is ordered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TestSort {
-    /// Quarantined first, then probation, then trusted; by name within a tier.
-    #[default]
-    Tier,
-    /// Lowest pass rate first.
-    PassRate,
-    /// Most runs first.
-    Runs,
-    /// By test id.
-    Name,
-}
-
-impl TestSort {
-    pub const ALL: [TestSort; 4] = [
-        TestSort::Tier,
-        TestSort::PassRate,
-        TestSort::Runs,
-        TestSort::Name,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TestSort::Tier => "tier",
-            TestSort::PassRate => "pass_rate",
-            TestSort::Runs => "runs",
-            TestSort::Name => "name",
-        }
-    }
-
-    /// A fixed ORDER BY (never built from input).
-    fn order_by(self) -> &'static str {
-        match self {
-            TestSort::Tier => {
-                "CASE COALESCE(t.tier, $2) WHEN 'quarantined' THEN 0 WHEN 'probation' THEN 1 ELSE 2 END, t.test"
-            }
-            TestSort::PassRate => {
-                "CASE WHEN COALESCE(t.runs, 0) > 0 THEN (t.failures * 1.0) / t.runs ELSE 0 END DESC, t.test"
-            }
-            TestSort::Runs => "COALESCE(t.runs, 0) DESC, t.test",
-            TestSort::Name => "t.test",
-        }
-    }
-}
-
-/// Which page of which tests.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TestQuery {
-    pub tier: Option<String>,
-    pub sort: TestSort,
-    /// From 1.
-    pub page: u32,
-    pub per_page: u32,
-}
-
-/// One test on a page.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct TestRow {
-    pub test: String,
-    /// The default branch's file's tier (the default tier when not listed).
-    pub tier: String,
-    /// Listed in the default branch's file.
-    pub listed: bool,
-    /// The tier the history proposes, when it differs from `tier`.
-    pub proposed_tier: Option<String>,
-    pub runs: i64,
-    pub failures: i64,
-    pub pass_rate: Option<f64>,
-    pub owner: Option<String>,
-    pub ticket: Option<String>,
-    /// The last outcomes, oldest first: true for a failure.
-    pub recent: Vec<bool>,
-    pub updated_ms: i64,
-}
-
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct TestPage {
-    pub tests: Vec<TestRow>,
-    pub total: u64,
+/// The default branch's reliability file as last read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredFile {
+    pub sha: String,
+    pub policy: Policy,
+    pub read_ms: i64,
 }
 
 /// A repository on `/dashboard`.
@@ -127,12 +59,42 @@ pub struct RepoSummary {
     pub trusted: u64,
     pub probation: u64,
     pub quarantined: u64,
+    /// By status (§13).
+    pub broken: u64,
+    pub flaky: u64,
+    pub failed_once: u64,
+    pub healthy: u64,
+}
+
+impl RepoSummary {
+    pub fn tests(&self) -> u64 {
+        self.trusted + self.probation + self.quarantined
+    }
+
+    pub fn of_tier(&self, tier: &str) -> u64 {
+        match tier {
+            "trusted" => self.trusted,
+            "quarantined" => self.quarantined,
+            _ => self.probation,
+        }
+    }
+
+    pub fn of_status(&self, s: Status) -> u64 {
+        match s {
+            Status::Broken => self.broken,
+            Status::Flaky => self.flaky,
+            Status::FailedOnce => self.failed_once,
+            Status::Healthy => self.healthy,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TierChange {
     pub repository: String,
     pub test: String,
+    /// The tier before (merged changes; a proposal's is the file's tier).
+    pub from: Option<String>,
     pub tier: String,
     pub at_ms: i64,
 }
@@ -164,10 +126,6 @@ pub struct GateWeek {
     pub blocked: u64,
 }
 
-/// The page's ids, in order: one table, no join (the tier is copied beside each test).
-const PAGE_SQL_HEAD: &str = "SELECT t.test FROM history_tests t \
-    WHERE t.repository = $1 AND ($3 = '' OR COALESCE(t.tier, $2) = $3) ORDER BY ";
-
 /// Copies the file's tiers beside the tests (NULL for a test it does not list).
 const COPY_TIERS: &str = "UPDATE history_tests SET tier = (SELECT e.tier FROM reliability_entries e \
     WHERE e.repository = history_tests.repository AND e.test = history_tests.test) WHERE repository = $1";
@@ -181,10 +139,10 @@ const COPY_NEW_TIERS: &str = "UPDATE history_tests SET tier = (SELECT e.tier FRO
 impl Store {
     /// Fills `runs` and `failures` of windows stored before the columns existed.
     pub(super) async fn backfill_window_counts(&self) -> anyhow::Result<()> {
-        const READ: &str =
-            "SELECT repository, test, win FROM history_tests WHERE runs IS NULL LIMIT 1000";
-        const WRITE: &str =
-            "UPDATE history_tests SET runs = $3, failures = $4 WHERE repository = $1 AND test = $2";
+        const READ: &str = "SELECT repository, test, win FROM history_tests \
+            WHERE runs IS NULL OR flakes IS NULL OR tail_fails IS NULL LIMIT 1000";
+        const WRITE: &str = "UPDATE history_tests SET runs = $3, failures = $4, flakes = $5, tail_fails = $6 \
+            WHERE repository = $1 AND test = $2";
         loop {
             let rows: Vec<(String, String, Vec<u8>)> = on_pool!(self, pool => {
                 sqlx::query(READ).fetch_all(pool).await?.iter()
@@ -195,8 +153,8 @@ impl Store {
                 return Ok(());
             }
             for (repo, test, win) in rows {
-                let (runs, failures) = window_counts(&Window::decode(&win));
-                on_pool!(self, pool => sqlx::query(WRITE).bind(&repo).bind(&test).bind(runs).bind(failures).execute(pool).await.map(|_| ()))
+                let [runs, failures, flakes, tail] = window_marks(&Window::decode(&win));
+                on_pool!(self, pool => sqlx::query(WRITE).bind(&repo).bind(&test).bind(runs).bind(failures).bind(flakes).bind(tail).execute(pool).await.map(|_| ()))
                     .context("filling a window's counts")?;
             }
         }
@@ -238,30 +196,72 @@ impl Store {
             .context("deleting a dashboard session")
     }
 
-    /// The blob sha and default tier of the reliability file last read for `repo`.
-    pub async fn reliability_file_read(
-        &self,
-        repo: &str,
-    ) -> anyhow::Result<Option<(String, String, i64)>> {
-        const SQL: &str =
-            "SELECT sha, default_tier, read_ms FROM reliability_files WHERE repository = $1";
-        let row = on_pool!(self, pool => {
+    /// The reliability file last read for `repo`: its blob sha, policy and when.
+    pub async fn reliability_file_read(&self, repo: &str) -> anyhow::Result<Option<StoredFile>> {
+        const SQL: &str = "SELECT sha, default_tier, policy, read_ms FROM reliability_files WHERE repository = $1";
+        let row: Option<(String, String, Option<String>, i64)> = on_pool!(self, pool => {
             match sqlx::query(SQL).bind(repo).fetch_optional(pool).await? {
-                Some(r) => Some((r.try_get("sha")?, r.try_get("default_tier")?, r.try_get("read_ms")?)),
+                Some(r) => Some((r.try_get("sha")?, r.try_get("default_tier")?, r.try_get("policy")?, r.try_get("read_ms")?)),
                 None => None,
             }
         });
-        Ok(row)
+        Ok(row.map(|(sha, default_tier, policy, read_ms)| {
+            // A row from before the policy was kept: the defaults, with its default tier.
+            let policy = policy
+                .and_then(|p| serde_json::from_str::<Policy>(&p).ok())
+                .unwrap_or_else(|| Policy {
+                    default_tier: Tier::named(&default_tier).unwrap_or(Tier::Probation),
+                    ..Policy::default()
+                });
+            StoredFile {
+                sha,
+                policy,
+                read_ms,
+            }
+        }))
     }
 
-    /// Replaces the rows of `repo`'s reliability file (one transaction).
+    /// The listed tests' tiers of the stored file.
+    async fn stored_tiers(&self, repo: &str) -> anyhow::Result<Option<Tiers>> {
+        const SQL: &str = "SELECT test, tier FROM reliability_entries WHERE repository = $1";
+        let Some(file) = self.reliability_file_read(repo).await? else {
+            return Ok(None);
+        };
+        let listed = on_pool!(self, pool => {
+            sqlx::query(SQL).bind(repo).fetch_all(pool).await?.iter()
+                .map(|r| Ok((r.try_get("test")?, r.try_get("tier")?)))
+                .collect::<Result<std::collections::HashMap<String, String>, sqlx::Error>>()?
+        });
+        Ok(Some(Tiers {
+            default_tier: file.policy.default_tier.as_str().to_string(),
+            listed,
+        }))
+    }
+
+    /// Replaces the rows of `repo`'s reliability file (one transaction), logging the tiers
+    /// that moved since the blob read before (the merged changes).
     pub async fn replace_reliability_file(
         &self,
         repo: &str,
-        (sha, default_tier): (&str, &str),
+        (sha, policy): (&str, &Policy),
         entries: &[FileEntry],
         now_ms: i64,
     ) -> anyhow::Result<()> {
+        let default_tier = policy.default_tier.as_str();
+        let policy_json = serde_json::to_string(policy).context("writing the policy")?;
+        let moved = match self.stored_tiers(repo).await? {
+            Some(old) => moves(
+                &old,
+                &Tiers {
+                    default_tier: default_tier.to_string(),
+                    listed: entries
+                        .iter()
+                        .map(|e| (e.test.clone(), e.tier.clone()))
+                        .collect(),
+                },
+            ),
+            None => Vec::new(),
+        };
         macro_rules! replace {
             ($db:ty, $pool:expr) => {{
                 let mut tx = $pool.begin().await?;
@@ -271,28 +271,45 @@ impl Store {
                     .await?;
                 for chunk in entries.chunks(500) {
                     let mut q = sqlx::QueryBuilder::<$db>::new(
-                        "INSERT INTO reliability_entries (repository, test, tier, owner, ticket) ",
+                        "INSERT INTO reliability_entries (repository, test, tier, owner, ticket, note, pin) ",
                     );
                     q.push_values(chunk, |mut row, e| {
                         row.push_bind(repo)
                             .push_bind(e.test.as_str())
                             .push_bind(e.tier.as_str())
                             .push_bind(e.owner.as_deref())
-                            .push_bind(e.ticket.as_deref());
+                            .push_bind(e.ticket.as_deref())
+                            .push_bind(e.note.as_deref())
+                            .push_bind(i64::from(e.pin));
                     });
                     q.push(" ON CONFLICT (repository, test) DO NOTHING");
                     q.build().execute(&mut *tx).await?;
                 }
                 sqlx::query(
-                    "INSERT INTO reliability_files (repository, sha, default_tier, read_ms) VALUES ($1, $2, $3, $4) \
-                     ON CONFLICT (repository) DO UPDATE SET sha = EXCLUDED.sha, default_tier = EXCLUDED.default_tier, read_ms = EXCLUDED.read_ms",
+                    "INSERT INTO reliability_files (repository, sha, default_tier, policy, read_ms) VALUES ($1, $2, $3, $4, $5) \
+                     ON CONFLICT (repository) DO UPDATE SET sha = EXCLUDED.sha, default_tier = EXCLUDED.default_tier, \
+                     policy = EXCLUDED.policy, read_ms = EXCLUDED.read_ms",
                 )
                 .bind(repo)
                 .bind(sha)
                 .bind(default_tier)
+                .bind(&policy_json)
                 .bind(now_ms)
                 .execute(&mut *tx)
                 .await?;
+                for chunk in moved.chunks(500) {
+                    let mut q = sqlx::QueryBuilder::<$db>::new(
+                        "INSERT INTO file_tier_changes (repository, test, from_tier, tier, at_ms) ",
+                    );
+                    q.push_values(chunk, |mut row, m| {
+                        row.push_bind(repo)
+                            .push_bind(m.test.as_str())
+                            .push_bind(m.from.as_str())
+                            .push_bind(m.to.as_str())
+                            .push_bind(now_ms);
+                    });
+                    q.build().execute(&mut *tx).await?;
+                }
                 sqlx::query(COPY_TIERS).bind(repo).execute(&mut *tx).await?;
                 tx.commit().await?;
                 Ok::<(), sqlx::Error>(())
@@ -315,94 +332,41 @@ impl Store {
             .context("copying the tiers of new tests")
     }
 
-    /// One page of `repo`'s recorded tests: the ids in order from one table, then those rows'
-    /// details. `total` is the count of the filter, from `counts` (the repository's tier counts).
-    pub async fn test_page(
-        &self,
-        repo: &str,
-        default_tier: &str,
-        counts: &RepoSummary,
-        q: &TestQuery,
-    ) -> anyhow::Result<TestPage> {
-        let tier = q.tier.clone().unwrap_or_default();
-        let per = i64::from(q.per_page.clamp(1, 1000));
-        let offset = i64::from(q.page.max(1) - 1) * per;
-        // Safe: the only part not constant is one of `TestSort`'s fixed ORDER BY clauses.
-        let sql = format!("{PAGE_SQL_HEAD}{} LIMIT $4 OFFSET $5", q.sort.order_by());
-        let ids: Vec<String> = on_pool!(self, pool => {
-            sqlx::query_scalar(sqlx::AssertSqlSafe(sql.clone())).bind(repo).bind(default_tier).bind(&tier).bind(per).bind(offset)
-                .fetch_all(pool).await.context("reading a page of tests")?
-        });
-        let total = match tier.as_str() {
-            "" => counts.trusted + counts.probation + counts.quarantined,
-            "trusted" => counts.trusted,
-            "quarantined" => counts.quarantined,
-            _ => counts.probation,
-        };
-        if ids.is_empty() {
-            return Ok(TestPage {
-                tests: Vec::new(),
-                total,
-            });
-        }
-        let mut by_id: std::collections::HashMap<String, TestRow> = on_pool!(self, pool => {
-            let mut q = sqlx::QueryBuilder::new("SELECT t.test, t.runs, t.failures, t.win, t.updated_ms, COALESCE(t.tier, ");
-            q.push_bind(default_tier).push(") AS tier, e.tier AS listed_tier, e.owner, e.ticket, c.tier AS proposed \
-                FROM history_tests t \
-                LEFT JOIN reliability_entries e ON e.repository = t.repository AND e.test = t.test \
-                LEFT JOIN history_changes c ON c.repository = t.repository AND c.test = t.test \
-                WHERE t.repository = ");
-            q.push_bind(repo).push(" AND t.test IN (");
-            let mut sep = q.separated(", ");
-            for id in &ids {
-                sep.push_bind(id.as_str());
-            }
-            q.push(")");
-            let rows = q.build().fetch_all(pool).await.context("reading the page's rows")?;
-            rows.iter().map(|r| {
-                let row = test_row(r)?;
-                Ok((row.test.clone(), row))
-            }).collect::<Result<std::collections::HashMap<_, _>, sqlx::Error>>()?
-        });
-        let tests = ids.iter().filter_map(|id| by_id.remove(id)).collect();
-        Ok(TestPage { tests, total })
-    }
-
-    /// Tier counts of a repository's recorded tests.
-    pub async fn tier_counts(&self, repo: &str, default_tier: &str) -> anyhow::Result<RepoSummary> {
-        const SQL: &str = "SELECT COALESCE(tier, $2) AS tier, COUNT(*) AS n FROM history_tests \
-            WHERE repository = $1 GROUP BY COALESCE(tier, $2)";
-        let mut s = RepoSummary {
-            repository: repo.to_string(),
-            ..RepoSummary::default()
-        };
-        let rows: Vec<(String, i64)> = on_pool!(self, pool => {
-            sqlx::query(SQL).bind(repo).bind(default_tier).fetch_all(pool).await?.iter()
-                .map(|r| Ok((r.try_get("tier")?, r.try_get("n")?)))
-                .collect::<Result<Vec<_>, sqlx::Error>>()?
-        });
-        for (tier, n) in rows {
-            let n = n.max(0) as u64;
-            match tier.as_str() {
-                "trusted" => s.trusted += n,
-                "quarantined" => s.quarantined += n,
-                _ => s.probation += n,
-            }
-        }
-        Ok(s)
-    }
-
-    /// Tier changes of `repo` since `since_ms`, newest first (at most `limit`).
+    /// Tier changes merged into `repo`'s default branch file since `since_ms`, newest first
+    /// (at most `limit`).
     pub async fn tier_changes(
         &self,
         repo: &str,
         since_ms: i64,
         limit: i64,
     ) -> anyhow::Result<Vec<TierChange>> {
-        const SQL: &str = "SELECT test, tier, at_ms FROM tier_changes WHERE repository = $1 AND at_ms >= $2 ORDER BY at_ms DESC, test LIMIT $3";
+        const SQL: &str = "SELECT test, from_tier, tier, at_ms FROM file_tier_changes WHERE repository = $1 AND at_ms >= $2 \
+            ORDER BY at_ms DESC, test LIMIT $3";
         let rows = on_pool!(self, pool => {
             sqlx::query(SQL).bind(repo).bind(since_ms).bind(limit).fetch_all(pool).await?.iter()
-                .map(|r| Ok(TierChange { repository: repo.to_string(), test: r.try_get("test")?, tier: r.try_get("tier")?, at_ms: r.try_get("at_ms")? }))
+                .map(|r| Ok(TierChange { repository: repo.to_string(), test: r.try_get("test")?, from: r.try_get("from_tier")?,
+                    tier: r.try_get("tier")?, at_ms: r.try_get("at_ms")? }))
+                .collect::<Result<Vec<_>, sqlx::Error>>()?
+        });
+        Ok(rows)
+    }
+
+    /// The history's proposals the file has not taken: tests whose proposed tier differs from
+    /// the file's, newest proposal first (at most `limit`).
+    pub async fn open_proposals(
+        &self,
+        repo: &str,
+        default_tier: &str,
+        limit: i64,
+    ) -> anyhow::Result<Vec<TierChange>> {
+        const SQL: &str = "SELECT c.test, COALESCE(e.tier, $2) AS from_tier, c.tier, \
+            (SELECT MAX(x.at_ms) FROM tier_changes x WHERE x.repository = c.repository AND x.test = c.test) AS at_ms \
+            FROM history_changes c LEFT JOIN reliability_entries e ON e.repository = c.repository AND e.test = c.test \
+            WHERE c.repository = $1 AND c.tier <> COALESCE(e.tier, $2) ORDER BY at_ms DESC, c.test LIMIT $3";
+        let rows = on_pool!(self, pool => {
+            sqlx::query(SQL).bind(repo).bind(default_tier).bind(limit).fetch_all(pool).await?.iter()
+                .map(|r| Ok(TierChange { repository: repo.to_string(), test: r.try_get("test")?, from: r.try_get("from_tier")?,
+                    tier: r.try_get("tier")?, at_ms: r.try_get::<Option<i64>, _>("at_ms")?.unwrap_or(0) }))
                 .collect::<Result<Vec<_>, sqlx::Error>>()?
         });
         Ok(rows)
@@ -448,16 +412,18 @@ impl Store {
     }
 
     /// The newest rerun and verification sessions of `repo`.
+    /// `test`: only this test's (`""`: every test's).
     pub async fn recent_sessions(
         &self,
         repo: &str,
+        test: &str,
         limit: i64,
     ) -> anyhow::Result<Vec<RecentSession>> {
         const SQL: &str = "SELECT id, purpose, pr_number, test, claim_test, state, verdict, created_ms FROM rerun_sessions \
-            WHERE repository = $1 ORDER BY created_ms DESC, id LIMIT $2";
+            WHERE repository = $1 AND ($3 = '' OR test = $3 OR claim_test = $3) ORDER BY created_ms DESC, id LIMIT $2";
         const SIDES: &str = "SELECT side, failures, runs, run_url FROM rerun_sides WHERE session = $1 ORDER BY side DESC";
         let mut out = on_pool!(self, pool => {
-            sqlx::query(SQL).bind(repo).bind(limit).fetch_all(pool).await?.iter()
+            sqlx::query(SQL).bind(repo).bind(limit).bind(test).fetch_all(pool).await?.iter()
                 .map(|r| {
                     let test: String = r.try_get("test")?;
                     let claim: Option<String> = r.try_get("claim_test")?;
@@ -514,36 +480,4 @@ impl Store {
         });
         Ok(rows)
     }
-}
-
-/// A page row from the rows query.
-fn test_row<R: sqlx::Row>(r: &R) -> Result<TestRow, sqlx::Error>
-where
-    for<'c> &'c str: sqlx::ColumnIndex<R>,
-    for<'q> Vec<u8>: sqlx::Decode<'q, R::Database> + sqlx::Type<R::Database>,
-    for<'q> String: sqlx::Decode<'q, R::Database> + sqlx::Type<R::Database>,
-    for<'q> Option<String>: sqlx::Decode<'q, R::Database>,
-    for<'q> i64: sqlx::Decode<'q, R::Database> + sqlx::Type<R::Database>,
-    for<'q> Option<i64>: sqlx::Decode<'q, R::Database>,
-{
-    let win: Vec<u8> = r.try_get("win")?;
-    let w = Window::decode(&win);
-    let (c_runs, c_fail) = window_counts(&w);
-    let runs = r.try_get::<Option<i64>, _>("runs")?.unwrap_or(c_runs);
-    let failures = r.try_get::<Option<i64>, _>("failures")?.unwrap_or(c_fail);
-    let tier: String = r.try_get("tier")?;
-    let proposed: Option<String> = r.try_get("proposed")?;
-    Ok(TestRow {
-        test: r.try_get("test")?,
-        listed: r.try_get::<Option<String>, _>("listed_tier")?.is_some(),
-        proposed_tier: proposed.filter(|p| *p != tier),
-        tier,
-        runs,
-        failures,
-        pass_rate: (runs > 0).then(|| 1.0 - failures as f64 / runs as f64),
-        owner: r.try_get("owner")?,
-        ticket: r.try_get("ticket")?,
-        recent: w.last(SPARK_RUNS).map(|o| o.failed()).collect(),
-        updated_ms: r.try_get("updated_ms")?,
-    })
 }

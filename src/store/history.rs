@@ -28,7 +28,17 @@ pub struct NewRun<'a> {
     pub now_ms: i64,
     /// `YYYY-MM-DD` of the run (first and last failures are dated by it).
     pub day: &'a str,
+    /// The run's page.
+    pub url: Option<&'a str>,
+    /// The pull request it ran for.
+    pub pr: Option<i64>,
 }
+
+/// Failing results of one run kept with their story (an outage's first ones).
+pub const MAX_FAILURES_PER_RUN: usize = 500;
+
+/// How long a failure's story is kept.
+pub const FAILURES_KEPT_MS: i64 = 180 * 86_400_000;
 
 /// What recording did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,9 +71,10 @@ fn from_flags(f: i64) -> ShaOutcomes {
 /// The statements of one recording, the same on both backends (the builder's database type
 /// differs).
 macro_rules! record_in_tx {
-    ($db:ty, $tx:expr, $run:expr, $results:expr) => {{
+    ($db:ty, $tx:expr, $run:expr, $results:expr, $messages:expr) => {{
         let run = $run;
         let results: &[(String, Outcome)] = $results;
+        let messages: &HashMap<String, String> = $messages;
         let inserted: Option<i64> = sqlx::query_scalar(
             "INSERT INTO history_runs (repository, run_id, attempt, sha, branch, class, results, source, installation_id, recorded_ms) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING id",
@@ -131,22 +142,48 @@ macro_rules! record_in_tx {
                     q.push(" ON CONFLICT (repository, sha, test) DO UPDATE SET flags = EXCLUDED.flags");
                     q.build().execute(&mut *$tx).await?;
                 }
-                let encoded: Vec<(&str, Vec<u8>, (i64, i64))> = ledger
+                let encoded: Vec<(&str, Vec<u8>, [i64; 4])> = ledger
                     .windows
                     .iter()
                     .filter(|(t, _)| moved.contains(t.as_str()))
-                    .map(|(t, w)| (t.as_str(), w.encode(), super::dashboard::window_counts(w)))
+                    .map(|(t, w)| (t.as_str(), w.encode(), super::dashboard::window_marks(w)))
                     .collect();
                 if !encoded.is_empty() {
                     let mut q = sqlx::QueryBuilder::<$db>::new(
-                        "INSERT INTO history_tests (repository, test, win, updated_ms, runs, failures) ",
+                        "INSERT INTO history_tests (repository, test, win, updated_ms, runs, failures, flakes, tail_fails) ",
                     );
-                    q.push_values(encoded, |mut row, (t, w, (runs, failures))| {
-                        row.push_bind(run.repository).push_bind(t).push_bind(w).push_bind(run.now_ms).push_bind(runs).push_bind(failures);
+                    q.push_values(encoded, |mut row, (t, w, [runs, failures, flakes, tail])| {
+                        row.push_bind(run.repository).push_bind(t).push_bind(w).push_bind(run.now_ms)
+                            .push_bind(runs).push_bind(failures).push_bind(flakes).push_bind(tail);
                     });
-                    q.push(" ON CONFLICT (repository, test) DO UPDATE SET win = EXCLUDED.win, updated_ms = EXCLUDED.updated_ms, runs = EXCLUDED.runs, failures = EXCLUDED.failures");
+                    q.push(" ON CONFLICT (repository, test) DO UPDATE SET win = EXCLUDED.win, updated_ms = EXCLUDED.updated_ms, \
+                        runs = EXCLUDED.runs, failures = EXCLUDED.failures, flakes = EXCLUDED.flakes, tail_fails = EXCLUDED.tail_fails");
                     q.build().execute(&mut *$tx).await?;
                 }
+            }
+            // Each failure with its story, for the test's page.
+            let failing: Vec<&(String, Outcome)> = results
+                .iter()
+                .filter(|(_, o)| matches!(o, Outcome::Fail | Outcome::Flaky))
+                .take(MAX_FAILURES_PER_RUN)
+                .collect();
+            for chunk in failing.chunks(CHUNK / 4) {
+                let mut q = sqlx::QueryBuilder::<$db>::new(
+                    "INSERT INTO history_failures (repository, test, run_id, attempt, outcome, class, sha, branch, pr, run_url, at_ms, message) ",
+                );
+                q.push_values(chunk, |mut row, (t, o)| {
+                    row.push_bind(run.repository).push_bind(t.as_str()).push_bind(run.run_id).push_bind(run.attempt)
+                        .push_bind(o.as_str()).push_bind(run.class.as_str()).push_bind(run.sha).push_bind(run.branch).push_bind(run.pr)
+                        .push_bind(run.url).push_bind(run.now_ms).push_bind(messages.get(t).map(String::as_str));
+                });
+                q.build().execute(&mut *$tx).await?;
+            }
+            if !failing.is_empty() {
+                sqlx::query("DELETE FROM history_failures WHERE repository = $1 AND at_ms < $2")
+                    .bind(run.repository)
+                    .bind(run.now_ms - FAILURES_KEPT_MS)
+                    .execute(&mut *$tx)
+                    .await?;
             }
             Recorded::New(results.len())
         }
@@ -161,12 +198,13 @@ impl Store {
         &self,
         run: &NewRun<'_>,
         results: &[(String, Outcome)],
+        messages: &HashMap<String, String>,
     ) -> anyhow::Result<Recorded> {
         let outcome = match self {
             Store::Sqlite(pool) => {
                 // The first statement writes: SQLite's one writer is taken before the reads.
                 let mut tx = pool.begin().await?;
-                let r = record_in_tx!(sqlx::Sqlite, tx, run, results);
+                let r = record_in_tx!(sqlx::Sqlite, tx, run, results, messages);
                 tx.commit().await?;
                 r
             }
@@ -176,7 +214,7 @@ impl Store {
                     .bind(run.repository)
                     .execute(&mut *tx)
                     .await?;
-                let r = record_in_tx!(sqlx::Postgres, tx, run, results);
+                let r = record_in_tx!(sqlx::Postgres, tx, run, results, messages);
                 tx.commit().await?;
                 r
             }

@@ -48,17 +48,19 @@ mod postgres;
 mod records;
 mod rerun;
 mod sqlite;
+mod test_list;
 mod tickets;
 mod types;
 
 pub use dashboard::{
     DASHBOARD_WINDOW, DashSession, FileEntry, GateWeek, RecentSession, RepoSummary, SPARK_RUNS,
-    TestPage, TestQuery, TestRow, TestSort, TierChange,
+    StoredFile, TierChange,
 };
 pub use history::{NewRun, Recorded, TokenRow};
 pub use payload::StoredPayload;
 pub use records::{AuditRow, WaiverRow, ms_to_rfc3339};
 pub use rerun::{NewSession, NewVerify, SessionRow, SideDone, SideRow, VerifyRow};
+pub use test_list::{Basis, FailureRow, TestPage, TestQuery, TestRow, TestSort};
 
 pub use types::{ClaimedJob, InsertOutcome, JobCounts, JobRow, JobState, NewDelivery, NewJob};
 

@@ -78,9 +78,14 @@ async fn rich_history(db: &Db) {
             })
             .collect();
         let run = crate::dashboard::run(crate::dashboard::REPO, i);
-        history::record(&store, &run, &results, now - i64::from(30 - i) * 3_600_000)
-            .await
-            .expect("recorded");
+        history::record(
+            &store,
+            &run,
+            &history::RunResults::from(results),
+            now - i64::from(30 - i) * 3_600_000,
+        )
+        .await
+        .expect("recorded");
     }
     let day = 86_400_000;
     store

@@ -70,16 +70,21 @@ pub async fn record(db: &Db) {
         history::record(
             &store,
             &run(REPO, i),
-            &results,
+            &history::RunResults::from(results),
             1_764_547_200_000 + i64::from(i),
         )
         .await
         .expect("recorded");
     }
     let sandbox = vec![("sandbox::TestSandboxOnly".to_string(), Outcome::Pass)];
-    history::record(&store, &run(OTHER, 9), &sandbox, 1_764_547_200_000)
-        .await
-        .expect("recorded");
+    history::record(
+        &store,
+        &run(OTHER, 9),
+        &history::RunResults::from(sandbox),
+        1_764_547_200_000,
+    )
+    .await
+    .expect("recorded");
 }
 
 /// Run `i` of `repo` on main, from an import.
@@ -94,6 +99,8 @@ pub fn run(repo: &str, i: u32) -> RunInfo {
         installation_id: Some(7),
         default_branch: Some("main".into()),
         branches: vec!["main".into()],
+        url: None,
+        pr: None,
     }
 }
 

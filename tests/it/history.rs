@@ -286,9 +286,14 @@ async fn import_runs(store: &Store, from: u32, to: u32, failing: &[(&str, &[u32]
                 })
                 .collect();
         let run = crate::dashboard::run(REPO, i);
-        history::record(store, &run, &results, 1_764_547_200_000 + i64::from(i))
-            .await
-            .expect("recorded");
+        history::record(
+            store,
+            &run,
+            &history::RunResults::from(results),
+            1_764_547_200_000 + i64::from(i),
+        )
+        .await
+        .expect("recorded");
     }
 }
 

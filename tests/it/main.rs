@@ -25,5 +25,6 @@ mod recovery;
 mod reliability_comment;
 mod replicas;
 mod rerun;
+mod test_pages;
 mod verify;
 mod workflow_shell;

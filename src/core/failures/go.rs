@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::Deserialize;
 
-use super::{Collector, LineParser, Outcome};
+use super::{Collector, LineParser, MESSAGE_CAP, Outcome, append_message};
 
 fn re(cell: &'static OnceLock<Regex>, pat: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pat).expect("go patterns are valid"))
@@ -87,6 +87,38 @@ impl Running {
     }
 }
 
+/// What each running test printed (`    x_test.go:12: …` lines): its failure message if it
+/// fails. Bounded: [`Running::MAX`] tests at once, [`MESSAGE_CAP`] bytes each.
+#[derive(Default)]
+struct Printed {
+    by_test: HashMap<String, String>,
+}
+
+impl Printed {
+    /// A line `test` printed, when it is one of its log lines.
+    fn line(&mut self, test: &str, line: &str) {
+        let t = line.trim_start();
+        if t.is_empty()
+            || t.starts_with("--- ")
+            || t.starts_with("=== ")
+            || !line.starts_with([' ', '\t'])
+        {
+            return;
+        }
+        if !self.by_test.contains_key(test) && self.by_test.len() >= Running::MAX {
+            return;
+        }
+        let m = self.by_test.entry(test.to_string()).or_default();
+        if m.len() < MESSAGE_CAP {
+            append_message(m, t);
+        }
+    }
+
+    fn take(&mut self, test: &str) -> Option<String> {
+        self.by_test.remove(test)
+    }
+}
+
 /// `go test -v` output.
 pub struct Text {
     c: Collector,
@@ -100,6 +132,10 @@ pub struct Text {
     /// This timeout's panic listed its running tests (Go 1.14+).
     saw_list: bool,
     running: Running,
+    /// The test whose output lines follow (`=== RUN`, `=== CONT`, or a `--- FAIL` line, after
+    /// which older Go prints the log).
+    speaking: Option<String>,
+    printed: Printed,
 }
 
 impl Text {
@@ -113,6 +149,8 @@ impl Text {
             in_running_list: false,
             saw_list: false,
             running: Running::default(),
+            speaking: None,
+            printed: Printed::default(),
         }
     }
 
@@ -132,7 +170,12 @@ impl Text {
     fn flush(&mut self, pkg: Option<&str>) {
         for (name, outcome) in std::mem::take(&mut self.pending) {
             match outcome {
-                Outcome::Fail => self.c.fail(pkg, &name),
+                Outcome::Fail => {
+                    self.c.fail(pkg, &name);
+                    if let Some(m) = self.printed.take(&name) {
+                        self.c.message(pkg, &name, &m);
+                    }
+                }
                 Outcome::Pass => self.c.pass(pkg, &name),
                 Outcome::Skip => self.c.skip(pkg, &name),
                 Outcome::Flaky => self.c.flaky(pkg, &name),
@@ -144,10 +187,18 @@ impl Text {
 
 impl LineParser for Text {
     fn line(&mut self, line: &str) {
+        if let Some(t) = &self.speaking
+            && !self.in_timeout
+            && line.starts_with([' ', '\t'])
+            && !line.trim_start().starts_with("--- ")
+        {
+            self.printed.line(t, line);
+            return;
+        }
         // Cheap prefilter: most lines of a log are none of these.
         if !(self.in_timeout
             || line.contains("--- ")
-            || line.starts_with("=== RUN")
+            || line.starts_with("=== ")
             || line.starts_with("FAIL")
             || line.starts_with("ok")
             || line.starts_with("panic: "))
@@ -163,6 +214,12 @@ impl LineParser for Text {
                 "PASS" => Outcome::Pass,
                 _ => Outcome::Skip,
             };
+            if outcome == Outcome::Fail {
+                self.speaking = Some(name.clone());
+            } else {
+                self.printed.take(&name);
+                self.speaking = None;
+            }
             self.hold(&name, outcome);
             return;
         }
@@ -171,7 +228,16 @@ impl LineParser for Text {
             let name = name.trim();
             if !name.is_empty() {
                 self.running.start(name);
+                self.speaking = Some(name.to_string());
             }
+            return;
+        }
+        if let Some(name) = line
+            .strip_prefix("=== CONT")
+            .or_else(|| line.strip_prefix("=== NAME"))
+        {
+            let name = name.trim();
+            self.speaking = (!name.is_empty()).then(|| name.to_string());
             return;
         }
         if let Some(m) = package_line().captures(line) {
@@ -197,13 +263,16 @@ impl LineParser for Text {
                 }
             }
             self.running.clear();
+            self.speaking = None;
             self.flush(Some(&pkg));
+            self.printed = Printed::default();
             self.in_timeout = false;
             self.in_running_list = false;
             self.saw_list = false;
             return;
         }
         if line.starts_with("panic: test timed out") {
+            self.speaking = None;
             self.in_timeout = true;
             self.seen = true;
             return;
@@ -270,6 +339,8 @@ pub struct Json {
     /// (package, test) the timeout named: failed, whatever event follows (test2json may still
     /// report a pass for a test that printed its result as the alarm went off).
     timed_out: HashSet<(String, String)>,
+    /// What running tests printed, keyed `package\0test`.
+    printed: Printed,
 }
 
 impl Json {
@@ -280,6 +351,7 @@ impl Json {
             seen: false,
             in_running_list: HashSet::new(),
             timed_out: HashSet::new(),
+            printed: Printed::default(),
         }
     }
 
@@ -328,8 +400,12 @@ impl LineParser for Json {
         self.seen = true;
         let pkg = e.package.unwrap_or("");
         match (e.action, e.test) {
-            ("output", _) => {
+            ("output", test) => {
                 if let Some(text) = e.output.as_deref() {
+                    if let Some(t) = test {
+                        self.printed
+                            .line(&format!("{pkg}\0{t}"), text.trim_end_matches('\n'));
+                    }
                     self.output(pkg, text);
                 }
             }
@@ -339,8 +415,12 @@ impl LineParser for Json {
                 p.0.end(test);
                 p.1 = true;
                 self.c.fail(Some(pkg), test);
+                if let Some(m) = self.printed.take(&format!("{pkg}\0{test}")) {
+                    self.c.message(Some(pkg), test, &m);
+                }
             }
             ("pass", Some(test)) => {
+                self.printed.take(&format!("{pkg}\0{test}"));
                 self.package(pkg).0.end(test);
                 if !self
                     .timed_out

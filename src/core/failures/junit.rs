@@ -6,7 +6,7 @@ use std::io::BufRead;
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
-use super::Collector;
+use super::{Collector, MESSAGE_CAP, append_message};
 
 fn attr(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
     e.attributes()
@@ -22,11 +22,44 @@ struct Case {
     failed: bool,
     flaky: bool,
     skipped: bool,
+    /// The failure's `message` and text, capped.
+    message: String,
+    /// Inside a failure element: its text is the message.
+    in_failure: bool,
+    /// The text of the failure element read so far (entities come as separate events).
+    text: String,
+}
+
+/// Text of a failure element, kept within the message's cap.
+fn push_text(to: &mut String, piece: &str) {
+    let room = MESSAGE_CAP.saturating_sub(to.len());
+    let mut end = piece.len().min(room);
+    while !piece.is_char_boundary(end) {
+        end -= 1;
+    }
+    to.push_str(&piece[..end]);
+}
+
+/// The character an entity reference stands for (the five XML names and `&#…;`).
+fn entity(e: &quick_xml::events::BytesRef<'_>) -> Option<char> {
+    if let Ok(Some(c)) = e.resolve_char_ref() {
+        return Some(c);
+    }
+    let name: &[u8] = e;
+    match name {
+        b"lt" => Some('<'),
+        b"gt" => Some('>'),
+        b"amp" => Some('&'),
+        b"quot" => Some('"'),
+        b"apos" => Some('\''),
+        _ => None,
+    }
 }
 
 pub fn parse<R: BufRead>(reader: R, mut c: Collector) -> std::io::Result<Collector> {
     let mut xml = Reader::from_reader(reader);
-    xml.config_mut().trim_text(true);
+    // Not trimmed: a failure's text keeps its spaces around entities (it is trimmed whole).
+    xml.config_mut().trim_text(false);
     let mut buf = Vec::new();
     let mut suites: Vec<Option<String>> = Vec::new();
     let mut case: Option<Case> = None;
@@ -34,8 +67,10 @@ pub fn parse<R: BufRead>(reader: R, mut c: Collector) -> std::io::Result<Collect
         let (pkg, name) = (case.package.as_deref(), case.name.as_str());
         if case.failed {
             c.fail(pkg, name);
+            c.message(pkg, name, &case.message);
         } else if case.flaky {
             c.flaky(pkg, name);
+            c.message(pkg, name, &case.message);
         } else if case.skipped {
             c.skip(pkg, name);
         } else {
@@ -58,16 +93,62 @@ pub fn parse<R: BufRead>(reader: R, mut c: Collector) -> std::io::Result<Collect
                 // A self-closing testcase passed.
                 finish(new_case(&e, &suites), &mut c);
             }
-            Event::Start(e) | Event::Empty(e) => {
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let open = matches!(event, Event::Start(_));
                 if let Some(cs) = case.as_mut() {
-                    match e.name().as_ref() {
-                        b"failure" | b"error" => cs.failed = true,
-                        b"flakyFailure" | b"flakyError" | b"rerunFailure" | b"rerunError" => {
-                            cs.flaky = true
+                    let failure = match e.name().as_ref() {
+                        b"failure" | b"error" => {
+                            cs.failed = true;
+                            true
                         }
-                        b"skipped" => cs.skipped = true,
-                        _ => {}
+                        b"flakyFailure" | b"flakyError" | b"rerunFailure" | b"rerunError" => {
+                            cs.flaky = true;
+                            true
+                        }
+                        b"skipped" => {
+                            cs.skipped = true;
+                            false
+                        }
+                        _ => false,
+                    };
+                    if failure {
+                        if let Some(m) = attr(e, b"message") {
+                            append_message(&mut cs.message, &m);
+                        }
+                        cs.in_failure = open;
                     }
+                }
+            }
+            Event::Text(t) => {
+                if let Some(cs) = case.as_mut().filter(|cs| cs.in_failure) {
+                    push_text(&mut cs.text, &String::from_utf8_lossy(&t));
+                }
+            }
+            Event::GeneralRef(r) => {
+                if let Some((cs, c)) = case.as_mut().filter(|cs| cs.in_failure).zip(entity(&r)) {
+                    push_text(&mut cs.text, c.encode_utf8(&mut [0; 4]));
+                }
+            }
+            Event::CData(t) => {
+                if let Some(cs) = case.as_mut().filter(|cs| cs.in_failure) {
+                    push_text(&mut cs.text, &String::from_utf8_lossy(&t));
+                }
+            }
+            Event::End(e)
+                if matches!(
+                    e.name().as_ref(),
+                    b"failure"
+                        | b"error"
+                        | b"flakyFailure"
+                        | b"flakyError"
+                        | b"rerunFailure"
+                        | b"rerunError"
+                ) =>
+            {
+                if let Some(cs) = case.as_mut() {
+                    cs.in_failure = false;
+                    let text = std::mem::take(&mut cs.text);
+                    append_message(&mut cs.message, text.trim());
                 }
             }
             Event::End(e) if e.name().as_ref() == b"testcase" => {

@@ -109,6 +109,31 @@ pub struct TestResult {
     pub outcome: Outcome,
     pub passes: u32,
     pub failures: u32,
+    /// The first lines of its failure message (at most [`MESSAGE_CAP`] bytes), when the report
+    /// gave one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// Most bytes of a failure message kept.
+pub const MESSAGE_CAP: usize = 2048;
+
+/// `text` appended to `to` within [`MESSAGE_CAP`] bytes (cut at a character boundary), one
+/// line apart. Linear in what is kept.
+pub fn append_message(to: &mut String, text: &str) {
+    let text = text.trim_end();
+    if text.trim().is_empty() || to.len() >= MESSAGE_CAP {
+        return;
+    }
+    if !to.is_empty() {
+        to.push('\n');
+    }
+    let room = MESSAGE_CAP.saturating_sub(to.len());
+    let mut end = text.len().min(room);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    to.push_str(&text[..end]);
 }
 
 /// Every test a log or report showed with a result, in the order first seen.
@@ -130,6 +155,8 @@ struct Entry {
     skips: u32,
     /// Reported as failed-then-passed by the runner itself.
     retried: bool,
+    /// The first failure's message.
+    message: Option<String>,
 }
 
 impl Entry {
@@ -201,6 +228,21 @@ impl Collector {
         }
     }
 
+    /// The failure message of a test that failed (the first one given is kept).
+    pub fn message(&mut self, package: Option<&str>, name: &str, text: &str) {
+        if text.trim().is_empty() {
+            return;
+        }
+        if let Some(e) = self.entry(package, name, false)
+            && e.fails > 0
+            && e.message.is_none()
+        {
+            let mut m = String::new();
+            append_message(&mut m, text);
+            e.message = Some(m);
+        }
+    }
+
     /// Whether a failure of `name` (any package) was recorded.
     pub fn has_failure(&self, name: &str) -> bool {
         self.by_name
@@ -253,6 +295,7 @@ impl Collector {
             fails: 0,
             skips: 0,
             retried: false,
+            message: None,
         });
         self.entries.last_mut()
     }
@@ -268,6 +311,9 @@ impl Collector {
                 mine.fails += e.fails;
                 mine.skips += e.skips;
                 mine.retried |= e.retried;
+                if mine.message.is_none() {
+                    mine.message = e.message;
+                }
             }
         }
     }
@@ -311,6 +357,7 @@ impl Collector {
                     outcome: e.outcome(),
                     passes: e.passes + u32::from(e.retried && e.passes == 0),
                     failures: e.fails,
+                    message: e.message.filter(|_| e.fails > 0),
                     test: e.test,
                 })
                 .collect(),

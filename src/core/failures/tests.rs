@@ -348,3 +348,82 @@ fn sequential_subtests_cut_off_by_a_timeout_are_not_failures() {
         "the subtest it cut off has no result"
     );
 }
+
+/// Each failing test's message, by id.
+fn messages(text: &str, format: Format) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = results_str(text, format)
+        .tests
+        .into_iter()
+        .filter_map(|t| Some((t.test.id(), t.message?)))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn junit_failure_messages_keep_the_attribute_and_the_text_with_entities() {
+    let xml = r#"<testsuite name="pool"><testcase classname="pool" name="TestA"><failure message="deadline &quot;50ms&quot; exceeded">a_test.go:9: waited &lt;61ms&gt; &amp; gave up&#10;second line</failure></testcase><testcase classname="pool" name="TestB"><flakyFailure message="first try"/></testcase><testcase classname="pool" name="TestC"/><testcase classname="pool" name="TestD"><error><![CDATA[panic: <nil> map]]></error></testcase></testsuite>"#;
+    assert_eq!(
+        messages(xml, Format::Junit),
+        [
+            (
+                "pool::TestA".to_string(),
+                "deadline \"50ms\" exceeded\na_test.go:9: waited <61ms> & gave up\nsecond line"
+                    .to_string()
+            ),
+            ("pool::TestB".to_string(), "first try".to_string()),
+            ("pool::TestD".to_string(), "panic: <nil> map".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn a_failure_message_is_capped_at_a_character_boundary() {
+    let body = "é".repeat(5000);
+    let xml = format!(
+        r#"<testsuite><testcase classname="p" name="T"><failure message="m">{body}</failure></testcase></testsuite>"#
+    );
+    let m = messages(&xml, Format::Junit);
+    assert_eq!(m.len(), 1);
+    assert!(m[0].1.len() <= MESSAGE_CAP && m[0].1.len() > MESSAGE_CAP - 4);
+    assert!(m[0].1.starts_with("m\né"));
+}
+
+#[test]
+fn go_v_messages_from_streamed_and_trailing_log_lines() {
+    // Go 1.14+ streams t.Log under `=== RUN`/`=== CONT`; older Go prints it after `--- FAIL`.
+    let log = "=== RUN   TestNew\n    new_test.go:7: ok so far\n=== RUN   TestOther\n=== CONT  TestNew\n    new_test.go:9: boom: 3 != 4\n--- FAIL: TestNew (0.00s)\n--- PASS: TestOther (0.00s)\n--- FAIL: TestOld (0.01s)\n\told_test.go:12: timeout after 50ms\nFAIL\nFAIL\texample.com/acme/pool\t0.012s\n";
+    assert_eq!(
+        messages(log, Format::Go),
+        [
+            (
+                "example.com/acme/pool::TestNew".to_string(),
+                "new_test.go:7: ok so far\nnew_test.go:9: boom: 3 != 4".to_string()
+            ),
+            (
+                "example.com/acme/pool::TestOld".to_string(),
+                "old_test.go:12: timeout after 50ms".to_string()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn go_json_messages_from_the_tests_output_events() {
+    let log = r#"{"Action":"run","Package":"p","Test":"TestA"}
+{"Action":"output","Package":"p","Test":"TestA","Output":"=== RUN   TestA\n"}
+{"Action":"output","Package":"p","Test":"TestA","Output":"    a_test.go:5: lost wakeup\n"}
+{"Action":"output","Package":"p","Test":"TestA","Output":"--- FAIL: TestA (0.00s)\n"}
+{"Action":"fail","Package":"p","Test":"TestA"}
+{"Action":"run","Package":"p","Test":"TestB"}
+{"Action":"output","Package":"p","Test":"TestB","Output":"    b_test.go:5: fine\n"}
+{"Action":"pass","Package":"p","Test":"TestB"}
+"#;
+    assert_eq!(
+        messages(log, Format::GoJson),
+        [(
+            "p::TestA".to_string(),
+            "a_test.go:5: lost wakeup".to_string()
+        )]
+    );
+}

@@ -2,7 +2,9 @@
 //! with hysteresis, and the tiers become `.ci/test-reliability.yaml`. Pure: no IO.
 
 pub mod file;
+pub mod merged;
 pub mod record;
 pub mod simulate;
+pub mod status;
 pub mod tiers;
 pub mod window;

@@ -120,6 +120,7 @@ mod tests {
 
     fn results(pass: usize, fail: usize, skip: usize) -> Vec<TestResult> {
         let r = |i: usize, outcome| TestResult {
+            message: None,
             test: FailedTest {
                 name: format!("T{i}"),
                 package: None,
