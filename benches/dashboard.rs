@@ -1,11 +1,15 @@
 //! The repository page for a repository of 50,000 tests, over HTTP: the service in-process on
 //! SQLite (release build), signed in through the OAuth flow against a small stand-in for GitHub
 //! (the user routes and the reliability file), then pages requested one after another:
-//! default order page 1, a deep page, sorted by pass rate, filtered to quarantined, sorted by
-//! runs. Reports p50, p99 and max per kind and overall.
+//! default order page 1 (problems first), a deep page, sorted by pass rate, filtered to
+//! quarantined, sorted by runs, a search, a status filter, and a failing test's own page (its
+//! failures with their messages). Reports p50, p99 and max per kind and overall.
 //!
 //!     cargo bench --bench dashboard
 //!     DASH_TESTS=50000 DASH_REQUESTS=400 cargo bench --bench dashboard
+//!
+//! The history is `support/realistic_history.rs` (36 runs on main, flaky, broken and
+//! failed-once tests with messages, proposals, gate outcomes) at `DASH_TESTS` tests.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -14,11 +18,12 @@ use axum::extract::{Path, Query};
 use axum::routing::{get, post};
 use repro_gate::app::{self, Deps};
 use repro_gate::clock::SystemClock;
-use repro_gate::core::failures::Outcome;
-use repro_gate::history::{self, RunInfo};
 use repro_gate::settings::Settings;
 use repro_gate::store::Store;
 use serde_json::json;
+
+#[path = "support/realistic_history.rs"]
+mod realistic;
 
 const KEY: &str = include_str!("../tests/fixtures/test-app-key.pem");
 const REPO: &str = "acme/big";
@@ -28,14 +33,6 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-fn test_name(i: usize) -> String {
-    format!(
-        "services/shard{:02}/pkg{:03}::TestCase{i:05}",
-        i % 50,
-        i % 997
-    )
 }
 
 /// GitHub's user routes and the repository's reliability file, nothing else.
@@ -132,66 +129,20 @@ async fn main() {
     }
     let tests: usize = env_or("DASH_TESTS", 50_000);
     let requests: usize = env_or("DASH_REQUESTS", 400);
-    let runs: u32 = env_or("DASH_RUNS", 3);
     let dir = tempfile::tempdir().expect("tempdir");
     let url = format!("sqlite://{}", dir.path().join("bench.db").display());
 
-    // The history: `runs` runs of every test; one test in 40 fails now and then.
+    // The realistic history the browser tests and the screenshots use, at `tests` tests.
     let t0 = Instant::now();
     let store = Store::connect(&url).await.expect("store");
     store.migrate().await.expect("migrate");
-    for r in 0..runs {
-        let results: Vec<(String, Outcome)> = (0..tests)
-            .map(|i| {
-                (
-                    test_name(i),
-                    if i % 40 == 0 && (i / 40 + r as usize).is_multiple_of(3) {
-                        Outcome::Fail
-                    } else {
-                        Outcome::Pass
-                    },
-                )
-            })
-            .collect();
-        let run = RunInfo {
-            repository: REPO.into(),
-            run_id: r.to_string(),
-            attempt: 1,
-            sha: format!("sha{r}"),
-            branch: "main".into(),
-            source: "import",
-            installation_id: Some(1),
-            default_branch: Some("main".into()),
-            branches: vec!["main".into()],
-            url: None,
-            pr: None,
-        };
-        history::record(
-            &store,
-            &run,
-            &history::RunResults::from(results),
-            1_764_547_200_000 + i64::from(r),
-        )
-        .await
-        .expect("record");
-    }
-    // The file lists every tenth test: one in five of those quarantined, the rest trusted.
-    let mut file = String::from("policy:\n  default_tier: probation\ntests:\n");
-    for i in (0..tests).step_by(10) {
-        let tier = if i % 50 == 0 {
-            "quarantined"
-        } else {
-            "trusted"
-        };
-        file.push_str(&format!(
-            "  - id: {}\n    tier: {tier}\n    owner: team{}\n",
-            test_name(i),
-            i % 7
-        ));
-    }
+    let now = chrono::Utc::now().timestamp_millis();
+    realistic::record(&store, REPO, tests, now).await;
+    let file = realistic::reliability_file(tests);
     store.close().await;
     eprintln!(
-        "setup: {tests} tests x {runs} runs recorded in {:.1} s; file {} KiB",
+        "setup: {tests} tests x {} runs recorded in {:.1} s; file {} KiB",
+        realistic::MAIN_RUNS,
         t0.elapsed().as_secs_f64(),
         file.len() / 1024
     );
@@ -256,12 +207,22 @@ async fn main() {
     let cookie = cookies.join("; ");
 
     let deep = (tests / 100 / 2).max(1);
+    let failing = format!(
+        "/tests/{}",
+        percent_encoding::utf8_percent_encode(
+            &realistic::test_id(0),
+            percent_encoding::NON_ALPHANUMERIC
+        )
+    );
     let kinds = [
-        ("page 1 by tier", "".to_string()),
+        ("page 1, problems", "".to_string()),
         ("deep page", format!("?page={deep}")),
         ("by pass rate", "?sort=pass_rate".to_string()),
         ("quarantined", "?tier=quarantined".to_string()),
         ("by runs, page 100", "?sort=runs&page=100".to_string()),
+        ("search ?q=pkg012", "?q=pkg012".to_string()),
+        ("status flaky", "?status=flaky".to_string()),
+        ("a test's page", failing),
     ];
     // The first request reads the reliability file into rows (once per file change): timed apart.
     let t = Instant::now();
@@ -294,7 +255,7 @@ async fn main() {
         let bytes = resp.bytes().await.expect("body").len();
         let d = t.elapsed();
         assert!(
-            status == 200 && bytes > 10_000,
+            status == 200 && bytes > 5_000,
             "{name}: {status}, {bytes} bytes"
         );
         all.push(d);

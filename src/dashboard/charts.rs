@@ -127,25 +127,22 @@ pub fn results_strip(outcomes: &[Counted]) -> Markup {
             n - fails - flaky
         )
     };
-    let (bw, h) = (4usize, 40usize);
+    // Drawn at its own size (6 px a run), never stretched: a short history stays short.
+    let (bw, h) = (6usize, 40usize);
     let width = (n.max(1) * bw) as u64;
     html! {
         figure class="chart strip" {
-            svg role="img" aria-label=(label) viewBox={"0 0 " (width) " " (h + 18)} preserveAspectRatio="xMinYMin meet" {
+            svg role="img" aria-label=(label) width=(width) height=(h) viewBox={"0 0 " (width) " " (h)} preserveAspectRatio="xMinYMin meet" {
                 title { (label) }
                 @for (i, o) in outcomes.iter().enumerate() {
                     @match o {
-                        Counted::Fail => { rect class="fail" x=(i * bw) y="0" width=(bw - 1) height=(h) {} }
-                        Counted::Flaky => { rect class="flaky" x=(i * bw) y=(h / 3) width=(bw - 1) height=(h - h / 3) {} }
-                        Counted::Pass => { rect class="pass" x=(i * bw) y=(h - h / 4) width=(bw - 1) height=(h / 4) {} }
+                        Counted::Fail => { rect class="fail" x=(i * bw) y="0" width=(bw - 2) height=(h) {} }
+                        Counted::Flaky => { rect class="flaky" x=(i * bw) y=(h / 3) width=(bw - 2) height=(h - h / 3) {} }
+                        Counted::Pass => { rect class="pass" x=(i * bw) y=(h - h / 4) width=(bw - 2) height=(h / 4) {} }
                     }
                 }
-                @if n > 0 {
-                    text x="0" y=(h + 14) class="axis" { "oldest" }
-                    text x=(width) y=(h + 14) class="axis" text-anchor="end" { "newest" }
-                }
             }
-            figcaption { (label) }
+            figcaption { @if n > 0 { "← oldest · newest → " } (label) }
         }
     }
 }
@@ -203,7 +200,7 @@ mod tests {
             "{s}"
         );
         assert_eq!(s.matches("class=\"flaky\"").count(), 1);
-        assert!(s.contains(">oldest<") && s.contains(">newest<"));
+        assert!(s.contains("← oldest · newest →"));
         assert!(
             results_strip(&[])
                 .into_string()

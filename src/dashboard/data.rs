@@ -363,9 +363,30 @@ pub fn why(policy: &reliability::Policy, row: &TestRow, proposed_at: Option<u64>
         );
     }
     let rate = failures as f64 / runs.max(1) as f64;
+    let counted = format!(
+        "{failures} failures in the last {runs} runs: {} %",
+        pct(rate)
+    );
+    if rate > policy.flake_budget {
+        // Only a quarantined test stays over the budget without a proposal.
+        return format!(
+            "{counted} > {} %. It stays {} until a full window of {} runs at or below {} %.",
+            pct(policy.flake_budget),
+            row.tier,
+            policy.window_runs,
+            pct(policy.recovery())
+        );
+    }
+    if tier != Tier::Trusted && policy.promote_after_window {
+        return format!(
+            "{counted}, within the {} % budget. It climbs a tier after a full window of {} runs at or below {} % ({runs} so far).",
+            pct(policy.flake_budget),
+            policy.window_runs,
+            pct(policy.recovery())
+        );
+    }
     format!(
-        "{failures} failures in the last {runs} runs: {} %, within the {} % budget for its tier.",
-        pct(rate),
+        "{counted}, within the {} % budget.",
         pct(policy.flake_budget)
     )
 }

@@ -297,9 +297,9 @@ fn tests_table(v: &RepoView) -> Markup {
                             @if let Some(p) = &t.proposed_tier { " " small class="proposed" { "history proposes " (tier_badge(p)) } }
                         }
                         td class="num" data-label="Pass rate" { @if let Some(r) = t.pass_rate { (format!("{:.1}%", r * 100.0)) } @else { "–" } }
-                        td class="num" data-label="Runs" { (t.runs) " runs" }
+                        td class="num" data-label="Runs" { (t.runs) span class="unit" { " runs" } }
                         td data-label="Last runs" { (sparkline(&t.recent)) }
-                        td data-label="Owner" { @if let Some(o) = &t.owner { "owner " (o) } }
+                        td data-label="Owner" { @if let Some(o) = &t.owner { span class="unit" { "owner " } (o) } }
                         td data-label="Ticket" { @if let Some(x) = &t.ticket { (ticket(&v.web_url, &v.repository, x)) } }
                     }
                 }

@@ -1,6 +1,7 @@
 //! The dashboard in a real browser: headless Chromium (Debian's `chromium`) signs in through the
 //! OAuth flow itself, loads each page, and the rendered DOM (`--dump-dom`) is checked: tests,
-//! tiers and charts are there, links sort and filter. At a phone's width (390×844) the page is
+//! tiers, statuses and charts are there, links sort, filter and search, a test's page shows its
+//! failures. The history is the realistic one the bench uses. At a phone's width (390×844) each page is
 //! measured: nothing is wider than the screen. Skips with a message where Chromium is missing.
 //! With `REPRO_GATE_SCREENSHOTS=DIR` it also writes the README's screenshots there.
 
@@ -8,9 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use repro_gate::core::failures::Outcome;
-use repro_gate::history;
 use repro_gate::store::Store;
+
+#[path = "../../benches/support/realistic_history.rs"]
+mod realistic;
 
 use crate::common::Db;
 use crate::dashboard::{Browser, dash_app, world};
@@ -59,62 +61,21 @@ fn run_chromium(bin: &Path, profile: &Path, args: &[&str]) -> String {
     reader.join().expect("reader")
 }
 
-/// Forty tests with varied failures, a tier change and gate outcomes: a page worth looking at.
-async fn rich_history(db: &Db) {
+/// Tests in the realistic history the browser sees (the bench runs it at 50,000).
+const TESTS: usize = 330;
+
+/// The realistic history of `benches/support/realistic_history.rs`, with its file on GitHub.
+async fn rich_history(db: &Db, fake: &crate::fake_github::FakeGitHub) {
     let store = Store::connect(&db.url).await.expect("store");
     store.migrate().await.expect("migrations");
     let now = chrono::Utc::now().timestamp_millis();
-    for i in 0..30u32 {
-        let results: Vec<(String, Outcome)> = (0..40u32)
-            .map(|t| {
-                let name = match t {
-                    0 => "pool::TestAlpha".to_string(),
-                    1 => "pool::TestBeta".to_string(),
-                    2 => "pool::TestGamma".to_string(),
-                    n => format!("pool/worker::TestWorkerHandlesJob{n:02}"),
-                };
-                let fails = (t == 1 && i % 3 == 0) || (t > 2 && t % 7 == 0 && i % 10 == t % 10);
-                (name, if fails { Outcome::Fail } else { Outcome::Pass })
-            })
-            .collect();
-        let run = crate::dashboard::run(crate::dashboard::REPO, i);
-        history::record(
-            &store,
-            &run,
-            &history::RunResults::from(results),
-            now - i64::from(30 - i) * 3_600_000,
-        )
-        .await
-        .expect("recorded");
-    }
-    let day = 86_400_000;
-    store
-        .log_tier_changes(
-            crate::dashboard::REPO,
-            &[("pool::TestBeta".into(), "quarantined".into())],
-            now - 9 * day,
-        )
-        .await
-        .expect("change");
-    for (n, basis, ago) in [
-        (1, "evidence", 20),
-        (2, "verified", 12),
-        (3, "overridden", 10),
-        (4, "blocked", 3),
-        (5, "verified", 2),
-        (6, "exempted", 1),
-    ] {
-        store
-            .record_gate_outcome(
-                crate::dashboard::REPO,
-                n,
-                &format!("head{n}"),
-                basis,
-                now - ago * day,
-            )
-            .await
-            .expect("outcome");
-    }
+    realistic::record(&store, crate::dashboard::REPO, TESTS, now).await;
+    fake.put_file(
+        crate::dashboard::REPO,
+        "main",
+        ".ci/test-reliability.yaml",
+        &realistic::reliability_file(TESTS),
+    );
 }
 
 /// The width the page lays out at in a viewport `width` wide: a copy of the page with a probe
@@ -154,6 +115,15 @@ fn laid_out_width(bin: &Path, dir: &Path, base: &str, html: &str, width: u32) ->
         .expect("a width")
 }
 
+/// The rows of the page's test list.
+fn tbody(dom: &str) -> &str {
+    let start = dom.find("<tbody>").unwrap_or(dom.len());
+    let end = dom[start..]
+        .find("</tbody>")
+        .map_or(dom.len(), |e| start + e);
+    &dom[start..end]
+}
+
 fn png_size(path: &Path) -> (u32, u32) {
     let b = std::fs::read(path).expect("screenshot written");
     assert_eq!(&b[1..4], b"PNG", "a PNG");
@@ -171,28 +141,35 @@ async fn the_pages_render_sort_filter_and_fit_a_phone_in_chromium() {
     };
     let db = Db::sqlite();
     let fake = world().await;
-    rich_history(&db).await;
+    rich_history(&db, &fake).await;
     let app = dash_app(&db, &fake).await;
     let tmp = tempfile::tempdir().expect("tempdir");
     let profile = tmp.path().join("profile");
     let base = app.base.clone();
+    let dump = |url: String| {
+        let (bin, profile) = (bin.clone(), profile.clone());
+        async move {
+            tokio::task::spawn_blocking(move || run_chromium(&bin, &profile, &["--dump-dom", &url]))
+                .await
+                .expect("chromium")
+        }
+    };
 
     // Chromium signs in itself: the page → sign-in → GitHub (the fake approves) → back.
     let repo_url = format!("{base}/dashboard/acme/pool");
-    let dom = {
-        let (bin, profile, url) = (bin.clone(), profile.clone(), repo_url.clone());
-        tokio::task::spawn_blocking(move || run_chromium(&bin, &profile, &["--dump-dom", &url]))
-            .await
-            .expect("chromium")
-    };
+    let dom = dump(repo_url.clone()).await;
+    let checkout = realistic::test_id(0);
+    let broken = realistic::test_id(5);
     for want in [
-        "pool::TestAlpha",
-        "pool::TestBeta",
-        "PLAT-2024",
+        checkout.as_str(),
+        broken.as_str(),
         "class=\"spark\"",
         "Gate outcomes per week",
         "Tier changes per week",
+        "Proposed by the history, not merged",
+        "1 broken",
         "<th scope=\"col\">",
+        &format!("{TESTS} tests"),
     ] {
         assert!(
             dom.contains(want),
@@ -206,7 +183,12 @@ async fn the_pages_render_sort_filter_and_fit_a_phone_in_chromium() {
             && dom.contains("tier probation")
     );
     assert!(dom.matches("<svg").count() >= 3, "sparklines and charts");
-    assert!(dom.contains("40 tests"), "the caption counts every test");
+    // Problems first: the broken test leads the list, healthy tests come after the flaky ones.
+    let rows = tbody(&dom);
+    assert!(
+        rows.find(&broken) < rows.find(&checkout),
+        "broken before flaky"
+    );
 
     // Links filter and sort (followed as a browser follows them).
     let href = |dom: &str, needle: &str| -> String {
@@ -221,27 +203,55 @@ async fn the_pages_render_sort_filter_and_fit_a_phone_in_chromium() {
             .replace("&amp;", "&")
     };
     let filter = href(&dom, ">quarantined</a>");
-    let filtered = {
-        let (bin, profile, url) = (bin.clone(), profile.clone(), format!("{base}{filter}"));
-        tokio::task::spawn_blocking(move || run_chromium(&bin, &profile, &["--dump-dom", &url]))
-            .await
-            .expect("chromium")
-    };
+    let filtered = dump(format!("{base}{filter}")).await;
+    let filtered_rows = filtered
+        .find("<tbody>")
+        .map(|i| &filtered[i..])
+        .unwrap_or("");
     assert!(
-        filtered.contains("pool::TestBeta") && !filtered.contains("pool::TestAlpha"),
+        filtered_rows.contains(&checkout) && !filtered_rows.contains(&broken),
         "filtered to quarantined: {filter}"
     );
-    let sort = href(&dom, "Pass rate");
-    let sorted = {
-        let (bin, profile, url) = (bin.clone(), profile.clone(), format!("{base}{sort}"));
-        tokio::task::spawn_blocking(move || run_chromium(&bin, &profile, &["--dump-dom", &url]))
-            .await
-            .expect("chromium")
-    };
-    let first_row = sorted.find("<tbody>").map(|i| &sorted[i..]).unwrap_or("");
+    let sort = href(&dom, ">Pass rate<");
+    let sorted = dump(format!("{base}{sort}")).await;
+    let first_row = tbody(&sorted);
     assert!(
-        first_row.find("pool::TestBeta") < first_row.find("pool::TestAlpha"),
+        first_row.find(&broken) < first_row.find(&checkout),
         "lowest pass rate first: {sort}"
+    );
+    // The search form is a GET: what a browser submits.
+    let found = dump(format!("{repo_url}?q=LostWakeup")).await;
+    let found_rows = tbody(&found);
+    assert!(
+        found_rows.contains(&realistic::test_id(2)) && !found_rows.contains(&checkout),
+        "?q=LostWakeup lists the pool test alone"
+    );
+    assert!(
+        found.contains("1 tests matching"),
+        "the caption says what was found"
+    );
+
+    // A test's page, reached from its link.
+    let test_url = format!("{base}{}", href(&dom, &format!(">{checkout}<")));
+    let tp = dump(test_url.clone()).await;
+    for want in [
+        "quarantined",
+        "flaky",
+        "checkout deadline of 50ms exceeded",
+        "/actions/runs/70000",
+        "Owner",
+        "payments",
+        "/acme/pool/issues/482\"",
+        "Deadline trips when the pool is cold",
+        "Results over time",
+        "oldest first",
+    ] {
+        assert!(tp.contains(want), "the test page lacks {want}");
+    }
+    let bp = dump(format!("{base}{}", href(&dom, &format!(">{broken}<")))).await;
+    assert!(
+        bp.contains("broken") && bp.contains("failing its last 12 runs, since"),
+        "the broken test's page says since when"
     );
 
     // A phone's width: nothing is wider than the screen, and the screenshot is that size.
@@ -249,7 +259,15 @@ async fn the_pages_render_sort_filter_and_fit_a_phone_in_chromium() {
     b.sign_in(&fake, "alice").await;
     let html = b.get("/dashboard/acme/pool").await.body;
     let index = b.get("/dashboard").await.body;
-    for (name, page) in [("repository", &html), ("index", &index)] {
+    let test_html = b
+        .get(test_url.strip_prefix(&base).expect("ours"))
+        .await
+        .body;
+    for (name, page) in [
+        ("repository", &html),
+        ("index", &index),
+        ("test", &test_html),
+    ] {
         let (bin2, dir, base2, page2) = (
             bin.clone(),
             tmp.path().to_path_buf(),
@@ -286,10 +304,12 @@ async fn the_pages_render_sort_filter_and_fit_a_phone_in_chromium() {
             ),
             (
                 "dashboard-repo.png",
-                format!("{repo_url}?per_page=8"),
-                "1280,1400",
+                format!("{repo_url}?per_page=12"),
+                "1280,1500",
             ),
+            ("dashboard-test.png", test_url.clone(), "1280,1300"),
             ("dashboard-phone.png", repo_url.clone(), "390,844"),
+            ("dashboard-test-phone.png", test_url.clone(), "390,844"),
         ] {
             let shot = format!("--screenshot={dir}/{file}");
             let win = format!("--window-size={size}");
