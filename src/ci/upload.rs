@@ -19,6 +19,9 @@ pub struct Target {
     pub branch: String,
     pub run: String,
     pub attempt: i64,
+    /// The run's page and its pull request, shown beside its failures.
+    pub url: Option<String>,
+    pub pr: Option<i64>,
 }
 
 const TRIES: u32 = 3;
@@ -34,14 +37,21 @@ pub fn url(base: &str, t: &Target) -> String {
     } else {
         format!("{base}/api/v1/results")
     };
-    format!(
+    let mut u = format!(
         "{route}?repo={}&sha={}&branch={}&run={}&attempt={}&format=junit",
         enc(&t.repo),
         enc(&t.sha),
         enc(&t.branch),
         enc(&t.run),
         t.attempt
-    )
+    );
+    if let Some(link) = &t.url {
+        u.push_str(&format!("&url={}", enc(link)));
+    }
+    if let Some(pr) = t.pr {
+        u.push_str(&format!("&pr={pr}"));
+    }
+    u
 }
 
 fn gzip(body: &str) -> anyhow::Result<Vec<u8>> {
@@ -119,10 +129,24 @@ mod tests {
             branch: "fix/a&b".into(),
             run: "9 1".into(),
             attempt: 2,
+            url: None,
+            pr: None,
         };
         assert_eq!(
             url("https://gate.example/", &t),
             "https://gate.example/api/v1/results?repo=acme%2Fpool&sha=abc&branch=fix%2Fa%26b&run=9%201&attempt=2&format=junit"
+        );
+        let linked = Target {
+            url: Some("https://github.com/acme/pool/actions/runs/9?x=1&y".into()),
+            pr: Some(12),
+            ..t.clone()
+        };
+        assert!(
+            url("https://gate.example", &linked).ends_with(
+                "&format=junit&url=https%3A%2F%2Fgithub%2Ecom%2Facme%2Fpool%2Factions%2Fruns%2F9%3Fx%3D1%26y&pr=12"
+            ),
+            "{}",
+            url("https://gate.example", &linked)
         );
         assert!(url("http://h/api/v1/results", &t).starts_with("http://h/api/v1/results?repo="));
     }

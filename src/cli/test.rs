@@ -96,6 +96,8 @@ fn target(args: &TestArgs, ci: &CiRun) -> Result<upload::Target, String> {
         branch: pick(&args.branch, &ci.branch, "branch"),
         run: pick(&args.run, &ci.run, "run"),
         attempt: args.attempt.or(ci.attempt).unwrap_or(1).max(1),
+        url: ci.url.clone(),
+        pr: ci.pr,
     };
     if missing.is_empty() {
         return Ok(t);

@@ -322,7 +322,9 @@ async fn results_are_uploaded_once_with_the_ci_s_run() {
         let (q, auth, body) = &got[0];
         assert_eq!(
             q,
-            "repo=acme%2Fpool&sha=0123abc&branch=main&run=9001&attempt=2&format=junit"
+            "repo=acme%2Fpool&sha=0123abc&branch=main&run=9001&attempt=2&format=junit\
+             &url=https%3A%2F%2Fgithub%2Ecom%2Facme%2Fpool%2Factions%2Fruns%2F9001",
+            "the run's page goes with its results"
         );
         assert_eq!(auth.as_deref(), Some("Bearer rgu_secret"));
         let back = results_str(&String::from_utf8_lossy(body), Format::Junit);

@@ -21,6 +21,7 @@ both_backends!(
     uploads_need_the_repositorys_token_and_count_once,
     the_test_command_records_its_run_through_the_upload_route,
     publishing_proposes_one_pull_request_and_rewrites_nothing_unchanged,
+    history_import_at_records_a_past_run_with_its_failures_story,
 );
 
 const CONFIG: &str = "history:\n  enabled: true\n  branches: [main]\n  artifacts: [\"*junit*\"]\n";
@@ -423,7 +424,7 @@ async fn the_test_command_records_its_run_through_the_upload_route(db: Db) {
     .expect("write");
     std::fs::write(
         dir.path().join("out.txt"),
-        "=== RUN   TestUpFlaky\n--- FAIL: TestUpFlaky (0.10s)\n=== RUN   TestUpSteady\n--- PASS: TestUpSteady (0.01s)\nFAIL\nFAIL\texample.com/acme/services/ledger\t0.2s\n",
+        "=== RUN   TestUpFlaky\n    up_test.go:9: lost a wakeup\n--- FAIL: TestUpFlaky (0.10s)\n=== RUN   TestUpSteady\n--- PASS: TestUpSteady (0.01s)\nFAIL\nFAIL\texample.com/acme/services/ledger\t0.2s\n",
     )
     .expect("write");
     let invoke = |dir: std::path::PathBuf, base: String, token: String| {
@@ -447,6 +448,8 @@ async fn the_test_command_records_its_run_through_the_upload_route(db: Db) {
             .env("GITHUB_HEAD_REF", "")
             .env("GITHUB_RUN_ID", "7001")
             .env("GITHUB_RUN_ATTEMPT", "1")
+            .env("GITHUB_REF", "refs/pull/31/merge")
+            .env("GITHUB_SERVER_URL", "https://github.com")
             .env("REPRO_GATE_UPLOAD_TOKEN", token)
             .output()
             .expect("runs")
@@ -461,10 +464,96 @@ async fn the_test_command_records_its_run_through_the_upload_route(db: Db) {
         assert!(err.contains(want), "{want}: {err}");
     }
     app.stop().await;
+    // The failure is kept with its story: the run's link, its pull request, its message.
+    let id = store
+        .windows(REPO)
+        .await
+        .expect("windows")
+        .into_iter()
+        .map(|(t, _)| t)
+        .find(|t| t.ends_with("::TestUpFlaky"))
+        .expect("recorded");
+    let (failures, kept) = store.test_failures(REPO, &id, 10).await.expect("failures");
+    assert_eq!(kept, 1);
+    let f = &failures[0];
+    assert_eq!(f.message.as_deref(), Some("up_test.go:9: lost a wakeup"));
+    assert_eq!(
+        f.run_url.as_deref(),
+        Some(format!("https://github.com/{REPO}/actions/runs/7001").as_str())
+    );
+    assert_eq!(
+        (f.pr, f.run_id.as_str(), f.sha.as_str()),
+        (Some(31), "7001", "sha-up")
+    );
     store.close().await;
     let file = built(&db).await;
     let flaky = entry(&file, "TestUpFlaky").expect("listed");
     assert_eq!((flaky.runs, flaky.failures), (Some(1), Some(1)));
     let steady = entry(&file, "TestUpSteady").expect("listed");
     assert_eq!((steady.runs, steady.failures), (Some(1), Some(0)));
+}
+
+/// `history import --at` records a run at the time it ran, with its link and its failures'
+/// messages; a time that is not RFC 3339 is a usage error and records nothing.
+async fn history_import_at_records_a_past_run_with_its_failures_story(db: Db) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("report.xml");
+    std::fs::write(
+        &report,
+        "<testsuite><testcase classname=\"services/ledger\" name=\"TestPast\"><failure message=\"ledger drifted by 3\">ledger_test.go:40</failure></testcase></testsuite>",
+    )
+    .expect("write");
+    let import = |at: &'static str| {
+        let (url, report) = (db.url.clone(), report.clone());
+        move || {
+            std::process::Command::new(env!("CARGO_BIN_EXE_repro-gate"))
+                .args(["history", "import", "--database-url", &url, "--repo", REPO])
+                .args(["--sha", "abc123", "--branch", "main", "--run", "55"])
+                .args(["--at", at, "--url", "https://ci.example/runs/55"])
+                .arg(&report)
+                .output()
+                .expect("runs")
+        }
+    };
+    let bad = tokio::task::spawn_blocking(import("yesterday"))
+        .await
+        .expect("ran");
+    assert_eq!(bad.status.code(), Some(2), "a bad --at is a usage error");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("RFC 3339"));
+    let ok = tokio::task::spawn_blocking(import("2026-11-02T09:30:00Z"))
+        .await
+        .expect("ran");
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let store = Store::connect(&db.url).await.expect("store");
+    let (failures, kept) = store
+        .test_failures(REPO, "services/ledger::TestPast", 10)
+        .await
+        .expect("failures");
+    assert_eq!(kept, 1, "the bad invocation recorded nothing");
+    let f = &failures[0];
+    let at = chrono::DateTime::parse_from_rfc3339("2026-11-02T09:30:00Z")
+        .expect("time")
+        .timestamp_millis();
+    assert_eq!(f.at_ms, at, "recorded when it ran");
+    assert_eq!(
+        f.message.as_deref(),
+        Some("ledger drifted by 3\nledger_test.go:40")
+    );
+    assert_eq!(f.run_url.as_deref(), Some("https://ci.example/runs/55"));
+    let w = store
+        .test_window(REPO, "services/ledger::TestPast")
+        .await
+        .expect("window")
+        .expect("recorded");
+    assert_eq!(
+        w.last_failure.as_deref(),
+        Some("2026-11-02"),
+        "dated by --at"
+    );
+    store.close().await;
 }

@@ -13,6 +13,22 @@ pub struct CiRun {
     pub branch: Option<String>,
     pub run: Option<String>,
     pub attempt: Option<i64>,
+    /// The run's page.
+    pub url: Option<String>,
+    /// The pull (merge) request it runs for.
+    pub pr: Option<i64>,
+}
+
+/// `N` of a pull request's number, ref (`refs/pull/N/merge`) or URL (`…/pull/N`).
+fn pr_number(s: &str) -> Option<i64> {
+    let s = s.trim().trim_end_matches('/');
+    let s = s.strip_prefix("refs/pull/").unwrap_or(s);
+    let s = s
+        .strip_suffix("/merge")
+        .or_else(|| s.strip_suffix("/head"))
+        .unwrap_or(s);
+    let n = s.rsplit('/').next()?;
+    n.parse::<i64>().ok().filter(|n| *n > 0)
 }
 
 /// `owner/name` from a clone URL (`https://host/o/r.git`, `git@host:o/r.git`,
@@ -49,6 +65,16 @@ pub fn detect(get: &dyn Fn(&str) -> Option<String>) -> CiRun {
             branch: first(&["GITHUB_HEAD_REF", "GITHUB_REF_NAME"]),
             run: var("GITHUB_RUN_ID"),
             attempt: num("GITHUB_RUN_ATTEMPT"),
+            url: match (var("GITHUB_REPOSITORY"), var("GITHUB_RUN_ID")) {
+                (Some(r), Some(id)) => Some(format!(
+                    "{}/{r}/actions/runs/{id}",
+                    var("GITHUB_SERVER_URL").unwrap_or_else(|| "https://github.com".into())
+                )),
+                _ => None,
+            },
+            pr: var("GITHUB_REF")
+                .filter(|r| r.starts_with("refs/pull/"))
+                .and_then(|r| pr_number(&r)),
         };
     }
     if var("GITLAB_CI").is_some() {
@@ -59,6 +85,8 @@ pub fn detect(get: &dyn Fn(&str) -> Option<String>) -> CiRun {
             branch: first(&["CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", "CI_COMMIT_REF_NAME"]),
             run: var("CI_JOB_ID"),
             attempt: Some(1),
+            url: first(&["CI_JOB_URL", "CI_PIPELINE_URL"]),
+            pr: var("CI_MERGE_REQUEST_IID").and_then(|n| pr_number(&n)),
         };
     }
     if var("BUILDKITE").as_deref() == Some("true") {
@@ -69,6 +97,9 @@ pub fn detect(get: &dyn Fn(&str) -> Option<String>) -> CiRun {
             branch: var("BUILDKITE_BRANCH"),
             run: var("BUILDKITE_JOB_ID"),
             attempt: Some(num("BUILDKITE_RETRY_COUNT").unwrap_or(0) + 1),
+            url: var("BUILDKITE_BUILD_URL"),
+            // `false` when the build is not for one.
+            pr: var("BUILDKITE_PULL_REQUEST").and_then(|n| pr_number(&n)),
         };
     }
     if var("CIRCLECI").as_deref() == Some("true") {
@@ -86,6 +117,8 @@ pub fn detect(get: &dyn Fn(&str) -> Option<String>) -> CiRun {
             branch: var("CIRCLE_BRANCH"),
             run: first(&["CIRCLE_WORKFLOW_JOB_ID", "CIRCLE_BUILD_NUM"]),
             attempt: Some(1),
+            url: var("CIRCLE_BUILD_URL"),
+            pr: var("CIRCLE_PULL_REQUEST").and_then(|u| pr_number(&u)),
         };
     }
     if var("JENKINS_URL").is_some() {
@@ -97,6 +130,8 @@ pub fn detect(get: &dyn Fn(&str) -> Option<String>) -> CiRun {
                 .map(|b| b.strip_prefix("origin/").map(str::to_string).unwrap_or(b)),
             run: var("BUILD_TAG"),
             attempt: Some(1),
+            url: var("BUILD_URL"),
+            pr: var("CHANGE_ID").and_then(|n| pr_number(&n)),
         };
     }
     CiRun::default()
@@ -124,6 +159,8 @@ mod tests {
             ("GITHUB_HEAD_REF", "fix-wakeup"),
             ("GITHUB_RUN_ID", "991"),
             ("GITHUB_RUN_ATTEMPT", "2"),
+            ("GITHUB_REF", "refs/pull/12/merge"),
+            ("GITHUB_SERVER_URL", "https://github.com"),
         ]);
         assert_eq!(
             gh,
@@ -134,6 +171,8 @@ mod tests {
                 branch: Some("fix-wakeup".into()),
                 run: Some("991".into()),
                 attempt: Some(2),
+                url: Some("https://github.com/acme/pool/actions/runs/991".into()),
+                pr: Some(12),
             }
         );
         let push = env(&[
@@ -160,10 +199,20 @@ mod tests {
             ("BUILDKITE_BRANCH", "main"),
             ("BUILDKITE_JOB_ID", "j-1"),
             ("BUILDKITE_RETRY_COUNT", "1"),
+            ("BUILDKITE_PULL_REQUEST", "false"),
+            (
+                "BUILDKITE_BUILD_URL",
+                "https://buildkite.com/acme/pool/builds/3",
+            ),
         ]);
         assert_eq!(
-            (bk.repo.as_deref(), bk.attempt),
-            (Some("acme/pool"), Some(2))
+            (bk.repo.as_deref(), bk.attempt, bk.pr, bk.url.as_deref()),
+            (
+                Some("acme/pool"),
+                Some(2),
+                None,
+                Some("https://buildkite.com/acme/pool/builds/3")
+            )
         );
         let cc = env(&[
             ("CIRCLECI", "true"),
@@ -172,10 +221,14 @@ mod tests {
             ("CIRCLE_SHA1", "abc"),
             ("CIRCLE_BRANCH", "main"),
             ("CIRCLE_BUILD_NUM", "5"),
+            (
+                "CIRCLE_PULL_REQUEST",
+                "https://github.com/acme/pool/pull/31",
+            ),
         ]);
         assert_eq!(
-            (cc.repo.as_deref(), cc.run.as_deref()),
-            (Some("acme/pool"), Some("5"))
+            (cc.repo.as_deref(), cc.run.as_deref(), cc.pr),
+            (Some("acme/pool"), Some("5"), Some(31))
         );
         let jk = env(&[
             ("JENKINS_URL", "https://ci.example/"),
@@ -183,7 +236,9 @@ mod tests {
             ("GIT_COMMIT", "abc"),
             ("GIT_BRANCH", "origin/main"),
             ("BUILD_TAG", "jenkins-pool-9"),
+            ("CHANGE_ID", "44"),
         ]);
+        assert_eq!(jk.pr, Some(44));
         assert_eq!(
             (jk.repo.as_deref(), jk.branch.as_deref(), jk.run.as_deref()),
             (Some("acme/pool"), Some("main"), Some("jenkins-pool-9"))

@@ -49,11 +49,16 @@ pub fn write(results: &[TestResult]) -> String {
             .map(|p| format!(" classname=\"{}\"", attr(p)))
             .unwrap_or_default();
         let name = attr(&r.test.name);
+        let message = r
+            .message
+            .as_deref()
+            .map(|m| format!(" message=\"{}\"", attr(m)))
+            .unwrap_or_default();
         let inner = match r.outcome {
-            Outcome::Pass => "",
-            Outcome::Fail => "<failure/>",
-            Outcome::Skip => "<skipped/>",
-            Outcome::Flaky => "<flakyFailure/>",
+            Outcome::Pass => String::new(),
+            Outcome::Fail => format!("<failure{message}/>"),
+            Outcome::Skip => "<skipped/>".to_string(),
+            Outcome::Flaky => format!("<flakyFailure{message}/>"),
         };
         if inner.is_empty() {
             let _ = writeln!(s, "    <testcase{class} name=\"{name}\"/>");

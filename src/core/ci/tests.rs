@@ -257,13 +257,20 @@ fn the_junit_written_reads_back_as_the_same_results() {
     let xml = junit_out::write(&results.tests);
     let back = results_str(&xml, Format::Junit);
     let pairs = |r: &crate::core::failures::Results| {
-        let mut v: Vec<(String, Outcome)> =
-            r.tests.iter().map(|t| (t.test.id(), t.outcome)).collect();
+        let mut v: Vec<(String, Outcome, Option<String>)> = r
+            .tests
+            .iter()
+            .map(|t| (t.test.id(), t.outcome, t.message.clone()))
+            .collect();
         v.sort_by(|a, b| a.0.cmp(&b.0));
         v
     };
-    assert_eq!(pairs(&back), pairs(&results));
-    assert!(pairs(&results).iter().any(|(_, o)| *o == Outcome::Skip));
+    assert_eq!(pairs(&back), pairs(&results), "ids, outcomes and messages");
+    assert!(
+        pairs(&results).iter().any(|(_, _, m)| m.is_some()),
+        "a failure with its message"
+    );
+    assert!(pairs(&results).iter().any(|(_, o, _)| *o == Outcome::Skip));
     // Names with XML's specials and control characters still parse.
     let odd = results_str(
         "--- FAIL: Test<&\"'>\u{1}x (0.1s)\nFAIL\tpkg\t0.1s\n",
