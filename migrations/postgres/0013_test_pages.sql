@@ -41,3 +41,9 @@ CREATE TABLE file_tier_changes (
     at_ms      BIGINT NOT NULL
 );
 CREATE INDEX file_tier_changes_at ON file_tier_changes (repository, at_ms);
+
+-- Counting, sorting and filtering by tier, status, pass rate and runs read this one index,
+-- not the rows (whose windows are blobs); it replaces 0011's page index (one index to keep
+-- up to date per recorded result, not two).
+DROP INDEX history_tests_page;
+CREATE INDEX history_tests_page2 ON history_tests (repository, tier, runs, failures, flakes, tail_fails, test);
