@@ -74,6 +74,19 @@ impl RunningApp {
     }
 }
 
+/// The address a browser on this machine reaches `addr` at (an unspecified IP is loopback).
+fn loopback(addr: std::net::SocketAddr) -> std::net::SocketAddr {
+    match addr.ip() {
+        std::net::IpAddr::V4(ip) if ip.is_unspecified() => {
+            std::net::SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, addr.port()))
+        }
+        std::net::IpAddr::V6(ip) if ip.is_unspecified() => {
+            std::net::SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, addr.port()))
+        }
+        _ => addr,
+    }
+}
+
 /// Connects the database, applies migrations, binds the listener and starts everything.
 pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp> {
     let store = Store::connect(&settings.database_url).await?;
@@ -216,7 +229,10 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
                 store.clone(),
                 deps.clock.clone(),
                 services.as_ref().map(|s| s.github.clone()),
-                settings.public_url.clone(),
+                settings
+                    .public_url
+                    .clone()
+                    .unwrap_or_else(|| format!("http://{}", loopback(addr))),
             ))
         }),
     };

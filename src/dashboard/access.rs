@@ -26,10 +26,18 @@ pub async fn visitor(d: &Dashboard, headers: &HeaderMap) -> anyhow::Result<Optio
         return Ok(None);
     };
     let hash = session_hash(c.value());
-    let found = d.store.dash_session(&hash, d.clock.now_ms()).await?;
-    Ok(found.map(|s| Visitor {
+    let Some(s) = d.store.dash_session(&hash, d.clock.now_ms()).await? else {
+        return Ok(None);
+    };
+    // A token sealed under another secret (or stored before tokens were sealed) opens to
+    // nothing: that visitor signs in again.
+    let Some(token) = d.sealer.open(&s.token) else {
+        d.store.delete_dash_session(&hash).await?;
+        return Ok(None);
+    };
+    Ok(Some(Visitor {
         login: s.login,
-        token: SecretString::from(s.token),
+        token,
         session: hash,
     }))
 }

@@ -3,6 +3,7 @@
 //! here answers 404.
 //!
 //! - `signin.rs`: the OAuth web flow (state bound to a signed cookie), sessions, sign-out.
+//! - `seal.rs`: the user's token encrypted at rest.
 //! - `access.rs`: who the visitor is and which repositories they may read (cached briefly).
 //! - `data.rs`: one page's data from the store (and the default branch's reliability file).
 //! - `pages.rs`, `charts.rs`: pure rendering: data in, HTML and inline SVG out.
@@ -14,6 +15,7 @@ pub mod charts;
 pub mod data;
 pub mod pages;
 pub mod routes;
+pub mod seal;
 pub mod search;
 pub mod signin;
 pub mod when;
@@ -48,10 +50,13 @@ pub struct Dashboard {
     pub clock: Arc<dyn Clock>,
     /// The App's client, to read the default branch's reliability file (`None` in setup mode).
     pub github: Option<GitHub>,
-    /// `REPRO_GATE_PUBLIC_URL`, when set: the callback URL is built from it.
-    pub public_url: Option<String>,
+    /// Where visitors reach the service (`REPRO_GATE_PUBLIC_URL`, else the address it
+    /// listens on): the OAuth callback is built from it, never from a request's `Host`.
+    pub public_url: String,
     /// Signs the cookies (derived from the client secret).
     pub key: Key,
+    /// Seals the users' tokens in the database.
+    pub sealer: seal::Sealer,
     /// Session → the repositories (full name, installation) the visitor can read.
     pub access: Cache<String, Arc<Vec<(String, i64)>>>,
     /// Repositories whose reliability file was read within [`FILE_TTL`].
@@ -65,7 +70,7 @@ impl Dashboard {
         store: Store,
         clock: Arc<dyn Clock>,
         github: Option<GitHub>,
-        public_url: Option<String>,
+        public_url: String,
     ) -> Dashboard {
         use secrecy::ExposeSecret as _;
         let mut h = sha2::Sha512::new();
@@ -77,8 +82,9 @@ impl Dashboard {
             store,
             clock,
             github,
-            public_url: public_url.map(|u| u.trim_end_matches('/').to_string()),
+            public_url: public_url.trim_end_matches('/').to_string(),
             key,
+            sealer: seal::Sealer::new(secret),
             access: Cache::builder()
                 .time_to_live(ACCESS_TTL)
                 .max_capacity(10_000)
@@ -92,8 +98,16 @@ impl Dashboard {
 
     /// Cookies are `Secure` when the service is reached over https.
     pub fn secure(&self) -> bool {
-        self.public_url
-            .as_deref()
-            .is_some_and(|u| u.starts_with("https://"))
+        self.public_url.starts_with("https://")
+    }
+
+    /// The scheme, host and port visitors use (what a same-origin request's `Origin` is).
+    pub fn origin(&self) -> &str {
+        let u = self.public_url.as_str();
+        let start = u.find("://").map_or(0, |i| i + 3);
+        match u[start..].find('/') {
+            Some(i) => &u[..start + i],
+            None => u,
+        }
     }
 }

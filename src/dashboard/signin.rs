@@ -43,21 +43,21 @@ pub fn safe_next(next: Option<&str>) -> String {
     }
 }
 
-fn callback_url(d: &Dashboard, headers: &HeaderMap) -> String {
-    match &d.public_url {
-        Some(u) => format!("{u}/dashboard/callback"),
-        None => {
-            let host = headers
-                .get(http::header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .filter(|h| {
-                    h.chars()
-                        .all(|c| c.is_ascii_alphanumeric() || ".:-[]".contains(c))
-                })
-                .unwrap_or("127.0.0.1:3000");
-            format!("http://{host}/dashboard/callback")
-        }
+/// From the public URL, never the request's `Host` (a visitor's browser could be made to
+/// send a code to another host otherwise).
+fn callback_url(d: &Dashboard) -> String {
+    format!("{}/dashboard/callback", d.public_url)
+}
+
+/// Whether a state-changing request comes from another site: its `Origin` is not this
+/// service's, or the browser says `Sec-Fetch-Site: cross-site`. A request with neither (not a
+/// browser's form) is same-site as far as this can tell; the cookie is SameSite=Lax as well.
+pub fn cross_origin(d: &Dashboard, headers: &HeaderMap) -> bool {
+    let header = |h: &str| headers.get(h).and_then(|v| v.to_str().ok());
+    if let Some(o) = header("origin") {
+        return !o.trim_end_matches('/').eq_ignore_ascii_case(d.origin());
     }
+    matches!(header("sec-fetch-site"), Some("cross-site"))
 }
 
 fn cookie<'a>(
@@ -94,7 +94,7 @@ pub async fn login(d: &Dashboard, headers: &HeaderMap, Query(q): Query<LoginQuer
         "/dashboard",
         STATE_TTL_MS / 1000,
     ));
-    let to = d.oauth.authorize_url(&callback_url(d, headers), &nonce);
+    let to = d.oauth.authorize_url(&callback_url(d), &nonce);
     (jar, Redirect::to(&to)).into_response()
 }
 
@@ -148,7 +148,7 @@ pub async fn callback(d: &Dashboard, headers: &HeaderMap, q: CallbackQuery) -> R
                 .into_response();
         }
     };
-    let token = match d.oauth.exchange(&code, &callback_url(d, headers)).await {
+    let token = match d.oauth.exchange(&code, &callback_url(d)).await {
         Ok(t) => t,
         Err(e) => {
             tracing::warn!(error = %e, "dashboard sign-in: the code exchange failed");
@@ -187,7 +187,7 @@ pub async fn callback(d: &Dashboard, headers: &HeaderMap, q: CallbackQuery) -> R
     let id = random_token(64);
     let session = DashSession {
         login: login.clone(),
-        token: token.token.expose_secret().to_string(),
+        token: d.sealer.seal(token.token.expose_secret()),
     };
     if let Err(e) = d
         .store
@@ -206,15 +206,36 @@ pub async fn callback(d: &Dashboard, headers: &HeaderMap, q: CallbackQuery) -> R
     (jar, Redirect::to(&next)).into_response()
 }
 
-/// `POST /dashboard/logout`: forgets the session here (the cookie is SameSite=Lax, so another
-/// site cannot post this for the visitor).
+/// `POST /dashboard/logout`: forgets the session here and revokes its token at GitHub. A
+/// POST from another site is refused (403): nobody can sign a visitor out from elsewhere.
 pub async fn logout(d: &Dashboard, headers: &HeaderMap) -> Response {
+    if cross_origin(d, headers) {
+        tracing::info!("dashboard sign-out refused: a cross-origin POST");
+        return pages::message(
+            StatusCode::FORBIDDEN,
+            "Not signed out",
+            "Sign out from the dashboard's own page.",
+        );
+    }
     let jar = SignedCookieJar::from_headers(headers, d.key.clone());
     if let Some(c) = jar.get(SESSION_COOKIE) {
         let h = session_hash(c.value());
         d.access.invalidate(&h);
+        let token = match d.store.dash_session(&h, d.clock.now_ms()).await {
+            Ok(s) => s.and_then(|s| d.sealer.open(&s.token)),
+            Err(e) => {
+                tracing::warn!(error = %e, "dashboard sign-out: reading the session failed");
+                None
+            }
+        };
         if let Err(e) = d.store.delete_dash_session(&h).await {
             tracing::warn!(error = %e, "dashboard sign-out: deleting the session failed");
+        }
+        if let Some(t) = token
+            && let Err(e) = d.oauth.revoke(&t).await
+        {
+            // Signed out here either way; the token expires at GitHub on its own.
+            tracing::warn!(error = %e, "dashboard sign-out: revoking the token at GitHub failed");
         }
     }
     let jar = jar.remove(Cookie::build(SESSION_COOKIE).path("/"));

@@ -162,6 +162,41 @@ impl UserClient {
         })
     }
 
+    /// `DELETE /applications/{client_id}/token`: the token stops working (sign-out). The App
+    /// authenticates with its client id and secret (Basic, set here: octocrab's `basic_auth`
+    /// sent no header for this call).
+    pub async fn revoke(&self, token: &SecretString) -> Result<(), GitHubError> {
+        let path = format!(
+            "/applications/{}/token",
+            super::api::encode_query(&self.client_id)
+        );
+        let client = Octocrab::builder()
+            .base_uri(self.api_url.as_str())
+            .map_err(|e| GitHubError::Auth(format!("GITHUB_API_URL is not a URL: {e}")))?
+            .add_header(http::header::AUTHORIZATION, {
+                use base64::Engine as _;
+                let pair = format!("{}:{}", self.client_id, self.client_secret.expose_secret());
+                format!(
+                    "Basic {}",
+                    base64::engine::general_purpose::STANDARD.encode(pair)
+                )
+            })
+            .add_header(
+                http::header::ACCEPT,
+                "application/vnd.github+json".to_string(),
+            )
+            .add_retry_config(octocrab::service::middleware::retry::RetryConfig::None)
+            .set_connect_timeout(Some(self.timeout))
+            .set_read_timeout(Some(self.timeout))
+            .build()
+            .map_err(|e| GitHubError::Auth(format!("building the HTTP client: {e}")))?;
+        let body = serde_json::json!({ "access_token": token.expose_secret() });
+        let url = format!("{}{path}", self.api_url);
+        self.send(&client, Method::DELETE, &url, &path, Some(&body))
+            .await
+            .map(|_| ())
+    }
+
     /// `GET /user` → the login.
     pub async fn login(&self, token: &SecretString) -> Result<String, GitHubError> {
         #[derive(Deserialize)]

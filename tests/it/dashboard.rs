@@ -18,6 +18,7 @@ both_backends!(
     without_a_client_id_the_dashboard_is_not_there,
     signing_in_binds_the_state_to_the_browser_and_sets_a_safe_cookie,
     a_reader_sees_the_repository_and_nobody_else_does,
+    the_token_is_sealed_at_rest_and_sign_out_revokes_it_from_this_site_only,
 );
 
 pub const REPO: &str = "acme/pool";
@@ -419,5 +420,100 @@ async fn a_reader_sees_the_repository_and_nobody_else_does(db: Db) {
     let a = anon.get("/api/v1/repos/acme/pool/tests").await;
     assert_eq!(a.status, 404);
     assert!(!a.body.contains("TestAlpha"));
+    app.stop().await;
+}
+
+/// The stored session tokens, as a copy of the database shows them.
+async fn stored_tokens(db: &Db) -> Vec<String> {
+    const SQL: &str = "SELECT token FROM dashboard_sessions";
+    if db.url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(&db.url).await.expect("sqlite");
+        sqlx::query_scalar(SQL)
+            .fetch_all(&pool)
+            .await
+            .expect("rows")
+    } else {
+        let pool = sqlx::PgPool::connect(&db.url).await.expect("postgres");
+        sqlx::query_scalar(SQL)
+            .fetch_all(&pool)
+            .await
+            .expect("rows")
+    }
+}
+
+async fn the_token_is_sealed_at_rest_and_sign_out_revokes_it_from_this_site_only(db: Db) {
+    let fake = world().await;
+    let app = dash_app(&db, &fake).await;
+    // The callback comes from the service's own address, whatever `Host` a request names.
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    let r = http
+        .get(format!("{}/dashboard/login", app.base))
+        .header("host", "evil.example")
+        .send()
+        .await
+        .expect("login");
+    let to = r.headers()["location"]
+        .to_str()
+        .expect("location")
+        .to_string();
+    let redirect = percent_decode(
+        to.split(['?', '&'])
+            .find_map(|kv| kv.strip_prefix("redirect_uri="))
+            .expect("redirect_uri"),
+    );
+    assert_eq!(redirect, format!("{}/dashboard/callback", app.base));
+
+    let mut alice = Browser::new(&app);
+    alice.sign_in(&fake, "alice").await;
+    let issued: Vec<String> = fake.with(|w| w.user_tokens.keys().cloned().collect());
+    assert_eq!(issued.len(), 1);
+    let stored = stored_tokens(&db).await;
+    assert_eq!(stored.len(), 1);
+    assert!(
+        !stored[0].contains(&issued[0]) && stored[0].starts_with("v1."),
+        "the token is sealed at rest: {}",
+        stored[0]
+    );
+
+    // Another site's form cannot sign alice out.
+    let cookie = alice.cookie_header();
+    let post = |headers: Vec<(&'static str, String)>| {
+        let mut req = http
+            .post(format!("{}/dashboard/logout", app.base))
+            .header("cookie", cookie.clone());
+        for (k, v) in headers {
+            req = req.header(k, v);
+        }
+        req.send()
+    };
+    let evil = post(vec![("origin", "https://evil.example".into())])
+        .await
+        .expect("post");
+    assert_eq!(evil.status(), 403);
+    let blind = post(vec![("sec-fetch-site", "cross-site".into())])
+        .await
+        .expect("post");
+    assert_eq!(blind.status(), 403);
+    assert!(alice.signed_in().await, "still signed in");
+    assert!(fake.with(|w| w.revoked_tokens.is_empty()));
+
+    // Her own sign-out: the session is gone here and the token at GitHub.
+    let own = post(vec![
+        ("origin", app.base.clone()),
+        ("sec-fetch-site", "same-origin".into()),
+    ])
+    .await
+    .expect("post");
+    assert!(
+        matches!(own.status().as_u16(), 302 | 303),
+        "{}",
+        own.status()
+    );
+    assert!(!alice.signed_in().await);
+    assert_eq!(fake.with(|w| w.revoked_tokens.clone()), issued);
+    assert!(stored_tokens(&db).await.is_empty());
     app.stop().await;
 }

@@ -161,3 +161,20 @@ fn steps_of(wf: &serde_json::Value) -> Vec<serde_json::Value> {
         .cloned()
         .unwrap_or_default()
 }
+
+#[test]
+fn the_systemd_unit_keeps_what_the_service_writes_private() {
+    let unit = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/repro-gate.service"),
+    )
+    .expect("the unit");
+    let service: Vec<&str> = unit
+        .lines()
+        .skip_while(|l| l.trim() != "[Service]")
+        .take_while(|l| !l.starts_with('[') || l.trim() == "[Service]")
+        .collect();
+    assert!(
+        service.iter().any(|l| l.trim() == "UMask=0077"),
+        "[Service] sets UMask=0077: {service:?}"
+    );
+}

@@ -111,6 +111,8 @@ pub struct World {
     pub user_repos: HashMap<String, Vec<(i64, String)>>,
     /// Code exchanges answered: (code, accepted).
     pub oauth_exchanges: Vec<(String, bool)>,
+    /// User tokens revoked by the App (`DELETE /applications/{client_id}/token`).
+    pub revoked_tokens: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -968,6 +970,28 @@ fn oauth_route(
                     )
                 }
                 None => answer(200, json!({"error": "bad_verification_code"})),
+            })
+        }
+        (Method::DELETE, ["applications", client, "token"]) => {
+            // Basic auth with the client id and secret.
+            let want = w.oauth_client.as_ref().map(|(id, secret)| {
+                use base64::Engine as _;
+                format!(
+                    "Basic {}",
+                    base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"))
+                )
+            });
+            if want.as_deref() != auth
+                || w.oauth_client.as_ref().map(|c| c.0.as_str()) != Some(*client)
+            {
+                return Some(answer(401, json!({"message": "Bad credentials"})));
+            }
+            let token = body["access_token"].as_str().unwrap_or("").to_string();
+            Some(if w.user_tokens.remove(&token).is_some() {
+                w.revoked_tokens.push(token);
+                answer(204, json!({}))
+            } else {
+                not_found()
             })
         }
         (Method::GET, ["user", rest @ ..]) => {
