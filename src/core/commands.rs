@@ -191,6 +191,9 @@ fn rerun_args(args: &str) -> Result<Command, String> {
             "`/repro rerun` needs a test id of at most 300 characters: {usage}."
         ));
     }
+    // The id reaches the rerun workflow as one argument of a runner: plain data only.
+    crate::core::verify::claim::safe_test(test)
+        .map_err(|why| format!("`/repro rerun` cannot run this test: {why}. {usage}."))?;
     Ok(Command::Rerun {
         test: test.to_string(),
         runs,
@@ -280,6 +283,21 @@ mod tests {
             })]
         );
         assert_eq!(parse("/repro help"), vec![Ok(Command::Help)]);
+    }
+
+    #[test]
+    fn rerun_refuses_a_test_id_a_runner_would_read_as_an_option() {
+        for bad in [
+            "/repro rerun services/x::--logfile=/tmp/x",
+            "/repro rerun -run=.*",
+            "/repro rerun `TestX;id`",
+        ] {
+            let got = parse(bad);
+            assert!(
+                matches!(got.as_slice(), [Err(m)] if m.message.contains("cannot run this test")),
+                "{bad}: {got:?}"
+            );
+        }
     }
 
     #[test]

@@ -229,12 +229,17 @@ async fn auto_rerun(
         .filter_map(|t| {
             let entry = file.find(t.package.as_deref(), &t.name);
             let standing = Standing::of(entry.map(|e| e.tier));
-            config.rerun.auto.contains(&standing).then(|| {
-                (
-                    entry.map(|e| e.id.clone()).unwrap_or_else(|| t.id()),
-                    standing,
-                )
-            })
+            let id = entry.map(|e| e.id.clone()).unwrap_or_else(|| t.id());
+            // A name from a log reaches the workflow only as plain data.
+            if let Err(why) = crate::core::verify::claim::safe_test(&id) {
+                tracing::info!(test = %id, why, "no automatic rerun of a test id that is not plain data");
+                return None;
+            }
+            config
+                .rerun
+                .auto
+                .contains(&standing)
+                .then_some((id, standing))
         })
         .take(MAX_AUTO_SESSIONS)
         .collect();

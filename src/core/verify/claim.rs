@@ -121,6 +121,18 @@ pub fn safe_test(t: &str) -> Result<(), String> {
     if t.starts_with('-') {
         return Err("the test id starts with `-`, which a runner reads as an option".into());
     }
+    // The workflow hands a runner the part after `path::` (cargo, Go) or after `›` (jest):
+    // none of the parts may read as an option either.
+    if t.split("::")
+        .skip(1)
+        .chain(t.split('›').skip(1))
+        .any(|part| part.trim_start().starts_with('-'))
+    {
+        return Err(
+            "a part of the test id after `::` or `›` starts with `-`, which a runner reads as an option"
+                .into(),
+        );
+    }
     if t != t.trim() {
         return Err("the test id starts or ends with a space".into());
     }
@@ -282,11 +294,16 @@ mod tests {
             "src/pool.test.ts › Pool › wakes a waiter",
             "pool::tests::wakeup_ordering",
             "com.acme.PoolTest#wakeup()",
+            "src/math.test.ts › returns -1 for an empty list",
+            "pool::TestRange/-1",
         ] {
             assert_eq!(safe_test(ok), Ok(()), "{ok}");
         }
         for (bad, why) in [
             ("-run=.*", "option"),
+            ("services/x::--logfile=/tmp/x", "option"),
+            ("tests/a.rs::mod::-q", "option"),
+            ("src/a.test.ts › --watch", "option"),
             ("TestX$(touch /tmp/p)", "`$`"),
             ("TestX; rm -rf /", "`;`"),
             ("Test`id`", "`"),
