@@ -8,8 +8,11 @@ use quick_xml::events::{BytesStart, Event};
 
 use super::{Collector, MESSAGE_CAP, append_message};
 
+/// An attribute's value. quick-xml's duplicate check compares each attribute with every one
+/// before it (quadratic in a hostile element's attributes): off; the first one named wins.
 fn attr(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
     e.attributes()
+        .with_checks(false)
         .flatten()
         .find(|a| a.key.as_ref() == name)
         .and_then(|a| a.unescape_value().ok().map(|v| v.into_owned()))

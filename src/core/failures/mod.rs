@@ -434,6 +434,41 @@ pub fn clean_line(raw: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Longest line read; the rest of a longer one is skipped unread into memory (a log line that
+/// long holds no test result a runner prints).
+pub const MAX_LINE: usize = 1 << 20;
+
+/// One line into `buf` (its first `cap` bytes), the rest of it consumed and dropped. Answers
+/// the bytes consumed (0 at the end).
+fn read_line_capped<R: BufRead>(
+    r: &mut R,
+    buf: &mut Vec<u8>,
+    cap: usize,
+) -> std::io::Result<usize> {
+    let mut consumed = 0;
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(consumed);
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let room = cap.saturating_sub(buf.len());
+        buf.extend_from_slice(&chunk[..take.min(room)]);
+        r.consume(take);
+        consumed += take;
+        if done {
+            return Ok(consumed);
+        }
+    }
+}
+
 /// The failing tests of a log or report from `reader`.
 pub fn parse<R: BufRead>(reader: R, format: Format) -> std::io::Result<Report> {
     Ok(collect(reader, format, Collector::default())?.finish())
@@ -485,7 +520,7 @@ fn collect<R: BufRead>(
     let mut buf = Vec::with_capacity(1024);
     loop {
         buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
+        if read_line_capped(&mut reader, &mut buf, MAX_LINE)? == 0 {
             break;
         }
         let raw = String::from_utf8_lossy(&buf);

@@ -427,3 +427,30 @@ fn go_json_messages_from_the_tests_output_events() {
         )]
     );
 }
+
+#[test]
+fn a_line_longer_than_the_cap_keeps_its_first_bytes_and_the_next_line_is_read_whole() {
+    let text = format!("{}\nnext line\n", "x".repeat(3 * MAX_LINE));
+    let mut r = std::io::BufReader::with_capacity(8192, text.as_bytes());
+    let mut buf = Vec::new();
+    let n = read_line_capped(&mut r, &mut buf, MAX_LINE).expect("read");
+    assert_eq!(n, 3 * MAX_LINE + 1, "the whole line is consumed");
+    assert_eq!(buf.len(), MAX_LINE, "only the cap is kept");
+    buf.clear();
+    read_line_capped(&mut r, &mut buf, MAX_LINE).expect("read");
+    assert_eq!(buf, b"next line\n");
+    buf.clear();
+    assert_eq!(
+        read_line_capped(&mut r, &mut buf, MAX_LINE).expect("eof"),
+        0
+    );
+    // Through the parser: the failure after a long line is still found.
+    let log = format!(
+        "=== RUN   TestA\n{}\n--- FAIL: TestA (0.00s)\nFAIL\texample.com/acme/pool\t0.1s\n",
+        "x".repeat(2 * MAX_LINE)
+    );
+    assert_eq!(
+        ids(&parse_str(&log, Format::Go)),
+        ["example.com/acme/pool::TestA"]
+    );
+}
