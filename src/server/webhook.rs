@@ -130,17 +130,26 @@ impl FromRequest<AppState> for VerifiedDelivery {
 /// Most bytes read and dropped from a refused request, so its client sees the answer.
 pub(super) const DRAIN_LIMIT: usize = 32 * 1024 * 1024;
 
-/// Reads and drops up to `limit` bytes of a body (memory stays one frame).
+/// How long a refused request's body is waited for.
+pub(super) const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Reads and drops up to `limit` bytes of a body (memory stays one frame), for at most
+/// [`DRAIN_WAIT`]: a client sending its body can read the answer, and one that withholds it
+/// is answered without waiting for the body's read timeout (the connection is then closed, as
+/// its body was not read).
 pub(super) async fn drain(req: Request, limit: usize) {
     use http_body_util::BodyExt as _;
     let mut body = req.into_body();
     let mut seen = 0usize;
-    while seen < limit {
-        match body.frame().await {
-            Some(Ok(f)) => seen += f.data_ref().map_or(0, |d| d.len()),
-            _ => break,
+    let _ = tokio::time::timeout(DRAIN_WAIT, async {
+        while seen < limit {
+            match body.frame().await {
+                Some(Ok(f)) => seen += f.data_ref().map_or(0, |d| d.len()),
+                _ => break,
+            }
         }
-    }
+    })
+    .await;
 }
 
 pub async fn receive(State(state): State<AppState>, delivery: VerifiedDelivery) -> Response {

@@ -15,6 +15,7 @@ both_backends!(
     unhandled_events_are_ignored_without_a_job,
     health_ready_and_metrics,
     setup_mode_answers_503_and_serves_the_setup_page,
+    a_refusal_does_not_wait_for_a_withheld_body,
 );
 
 async fn signed_delivery_is_stored_and_queued(db: Db) {
@@ -279,5 +280,31 @@ async fn setup_mode_answers_503_and_serves_the_setup_page(db: Db) {
     let (status, page) = app.get("/setup").await;
     assert_eq!(status, 200);
     assert!(page.contains("GITHUB_APP_ID"), "{page}");
+    app.stop().await;
+}
+
+/// A request refused from its headers (no signature, no live upload token) whose client then
+/// withholds the announced body is answered while the body is still withheld, not after the
+/// 30 s body read timeout (the wait below is a safety net well inside it).
+async fn a_refusal_does_not_wait_for_a_withheld_body(db: Db) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let app = Spawn::new(&db).workers(0).start().await;
+    let addr = app.base.trim_start_matches("http://").to_string();
+    for head in [
+        "POST /api/github/webhooks HTTP/1.1\r\nHost: x\r\nX-GitHub-Event: ping\r\nContent-Length: 100000\r\n\r\n",
+        "POST /api/v1/results?repo=acme/pool&sha=a&branch=main&run=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\nContent-Length: 100000\r\n\r\n{",
+    ] {
+        let mut conn = tokio::net::TcpStream::connect(&addr)
+            .await
+            .expect("connect");
+        conn.write_all(head.as_bytes()).await.expect("headers");
+        let mut got = vec![0u8; 4096];
+        let n = tokio::time::timeout(std::time::Duration::from_secs(20), conn.read(&mut got))
+            .await
+            .expect("answered while the body is withheld")
+            .expect("read");
+        let text = String::from_utf8_lossy(&got[..n]);
+        assert!(text.starts_with("HTTP/1.1 401"), "{head}: {text}");
+    }
     app.stop().await;
 }
