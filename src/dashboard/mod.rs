@@ -6,7 +6,7 @@
 //! - `seal.rs`: the user's token encrypted at rest.
 //! - `access.rs`: who the visitor is and which repositories they may read (cached briefly).
 //! - `data.rs`: one page's data from the store (and the default branch's reliability file).
-//! - `pages.rs`, `charts.rs`: pure rendering: data in, HTML and inline SVG out.
+//! - `pages.rs`, `test_page.rs`, `charts.rs`: pure rendering: data in, HTML and inline SVG out.
 //! - `search.rs`: what `?q=` asks for.
 //! - `routes.rs`: the handlers.
 
@@ -18,6 +18,7 @@ pub mod routes;
 pub mod seal;
 pub mod search;
 pub mod signin;
+pub mod test_page;
 pub mod when;
 
 use std::sync::Arc;

@@ -316,7 +316,7 @@ async fn test_page(
         Err(r) => return *r,
     };
     match data::test_view(&d, &repo, inst, &test).await {
-        Ok(Some(view)) => html(pages::test(&view, &login)),
+        Ok(Some(view)) => html(super::test_page::page(&view, &login)),
         Ok(None) => pages::message(
             StatusCode::NOT_FOUND,
             "No such test",
