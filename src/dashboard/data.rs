@@ -405,9 +405,8 @@ pub async fn test_view(
     };
     let proposed_at = d
         .store
-        .proposed_changes(repo)
+        .proposed_change(repo, test)
         .await?
-        .remove(test)
         .filter(|(tier, _)| *tier == row.tier)
         .map(|(_, at)| at);
     let (failures, failures_kept) = d.store.test_failures(repo, test, FAILURES_SHOWN).await?;

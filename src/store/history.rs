@@ -256,6 +256,22 @@ impl Store {
         Ok(rows)
     }
 
+    /// The tier change proposed for one test: (tier, run count then).
+    pub async fn proposed_change(
+        &self,
+        repo: &str,
+        test: &str,
+    ) -> anyhow::Result<Option<(String, u64)>> {
+        const SQL: &str =
+            "SELECT tier, at_total FROM history_changes WHERE repository = $1 AND test = $2";
+        let row = on_pool!(self, pool => {
+            sqlx::query(SQL).bind(repo).bind(test).fetch_optional(pool).await?
+                .map(|r| Ok::<_, sqlx::Error>((r.try_get::<String, _>("tier")?, r.try_get::<i64, _>("at_total")?.max(0) as u64)))
+                .transpose()?
+        });
+        Ok(row)
+    }
+
     /// Remembers proposed tier changes (the newest per test). Proposing the same tier again
     /// keeps the run count of its first proposal (a full window counts from there).
     pub async fn propose_changes(

@@ -6,7 +6,7 @@ use std::io::BufRead;
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
-use super::{Collector, MESSAGE_CAP, append_message};
+use super::{Collector, append_message, push_capped};
 
 /// An attribute's value. quick-xml's duplicate check compares each attribute with every one
 /// before it (quadratic in a hostile element's attributes): off; the first one named wins.
@@ -31,16 +31,6 @@ struct Case {
     in_failure: bool,
     /// The text of the failure element read so far (entities come as separate events).
     text: String,
-}
-
-/// Text of a failure element, kept within the message's cap.
-fn push_text(to: &mut String, piece: &str) {
-    let room = MESSAGE_CAP.saturating_sub(to.len());
-    let mut end = piece.len().min(room);
-    while !piece.is_char_boundary(end) {
-        end -= 1;
-    }
-    to.push_str(&piece[..end]);
 }
 
 /// The character an entity reference stands for (the five XML names and `&#…;`).
@@ -124,17 +114,17 @@ pub fn parse<R: BufRead>(reader: R, mut c: Collector) -> std::io::Result<Collect
             }
             Event::Text(t) => {
                 if let Some(cs) = case.as_mut().filter(|cs| cs.in_failure) {
-                    push_text(&mut cs.text, &String::from_utf8_lossy(&t));
+                    push_capped(&mut cs.text, &String::from_utf8_lossy(&t));
                 }
             }
             Event::GeneralRef(r) => {
                 if let Some((cs, c)) = case.as_mut().filter(|cs| cs.in_failure).zip(entity(&r)) {
-                    push_text(&mut cs.text, c.encode_utf8(&mut [0; 4]));
+                    push_capped(&mut cs.text, c.encode_utf8(&mut [0; 4]));
                 }
             }
             Event::CData(t) => {
                 if let Some(cs) = case.as_mut().filter(|cs| cs.in_failure) {
-                    push_text(&mut cs.text, &String::from_utf8_lossy(&t));
+                    push_capped(&mut cs.text, &String::from_utf8_lossy(&t));
                 }
             }
             Event::End(e)

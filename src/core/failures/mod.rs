@@ -128,12 +128,17 @@ pub fn append_message(to: &mut String, text: &str) {
     if !to.is_empty() {
         to.push('\n');
     }
+    push_capped(to, text);
+}
+
+/// As much of `piece` as fits in [`MESSAGE_CAP`] bytes, cut at a character boundary.
+pub fn push_capped(to: &mut String, piece: &str) {
     let room = MESSAGE_CAP.saturating_sub(to.len());
-    let mut end = text.len().min(room);
-    while !text.is_char_boundary(end) {
+    let mut end = piece.len().min(room);
+    while !piece.is_char_boundary(end) {
         end -= 1;
     }
-    to.push_str(&text[..end]);
+    to.push_str(&piece[..end]);
 }
 
 /// Every test a log or report showed with a result, in the order first seen.
