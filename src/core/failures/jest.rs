@@ -1,10 +1,8 @@
 //! jest: human output (`FAIL file`, `✕ name`, `● Suite › name`) and `jest --json`.
 
-use std::io::BufRead;
 use std::sync::OnceLock;
 
 use regex::Regex;
-use serde::Deserialize;
 
 use super::{Collector, LineParser};
 
@@ -103,75 +101,4 @@ impl LineParser for Text {
     fn finish(self: Box<Self>) -> Collector {
         self.c
     }
-}
-
-#[derive(Deserialize)]
-struct JsonReport {
-    #[serde(rename = "testResults", default)]
-    test_results: Vec<Suite>,
-}
-
-#[derive(Deserialize)]
-struct Suite {
-    #[serde(default, alias = "testFilePath")]
-    name: Option<String>,
-    #[serde(rename = "assertionResults", alias = "testResults", default)]
-    assertion_results: Vec<Assertion>,
-    #[serde(default)]
-    status: Option<String>,
-    #[serde(rename = "testExecError", default)]
-    exec_error: Option<serde::de::IgnoredAny>,
-    #[serde(rename = "failureMessage", default)]
-    failure_message: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct Assertion {
-    #[serde(rename = "fullName", default)]
-    full_name: Option<String>,
-    #[serde(default)]
-    title: Option<String>,
-    #[serde(default)]
-    status: Option<String>,
-    #[serde(default)]
-    invocations: Option<u32>,
-}
-
-/// `jest --json`: one document.
-pub fn parse_json<R: BufRead>(reader: R, mut c: Collector) -> std::io::Result<Collector> {
-    let report: JsonReport = serde_json::from_reader(reader)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-    for suite in report.test_results {
-        let file = suite.name.as_deref();
-        let mut any = false;
-        for a in suite.assertion_results {
-            let Some(name) = a.full_name.or(a.title) else {
-                continue;
-            };
-            any = true;
-            match a.status.as_deref() {
-                Some("failed") => c.fail(file, &name),
-                Some("passed") if a.invocations.unwrap_or(1) > 1 => c.flaky(file, &name),
-                Some("passed") => c.pass(file, &name),
-                Some("pending" | "skipped" | "todo" | "disabled" | "focused") => {
-                    c.skip(file, &name)
-                }
-                _ => {}
-            }
-        }
-        // A suite that failed to run has no assertions: the file itself failed.
-        let suite_failed = suite.status.as_deref() == Some("failed")
-            || suite.exec_error.is_some()
-            || suite
-                .failure_message
-                .as_deref()
-                .is_some_and(|m| m.contains("Test suite failed to run"));
-        if !any
-            && suite_failed
-            && let Some(f) = file
-        {
-            c.fail(None, f);
-        }
-    }
-    Ok(c)
 }

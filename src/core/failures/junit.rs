@@ -50,7 +50,9 @@ fn entity(e: &quick_xml::events::BytesRef<'_>) -> Option<char> {
 }
 
 pub fn parse<R: BufRead>(reader: R, mut c: Collector) -> std::io::Result<Collector> {
-    let mut xml = Reader::from_reader(reader);
+    // Every event bounded before quick-xml buffers it (see `xml_guard`).
+    let guarded = std::io::BufReader::new(super::xml_guard::XmlGuard::new(reader));
+    let mut xml = Reader::from_reader(guarded);
     // Not trimmed: a failure's text keeps its spaces around entities (it is trimmed whole).
     xml.config_mut().trim_text(false);
     let mut buf = Vec::new();

@@ -9,10 +9,12 @@ pub mod annotations;
 mod cargo;
 mod go;
 mod jest;
+mod jest_json;
 mod junit;
 mod pytest;
+pub mod xml_guard;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::io::BufRead;
 
 use serde::Serialize;
@@ -150,7 +152,46 @@ pub struct Results {
 }
 
 /// Most distinct tests remembered from one report (a bound on memory and work per run).
-pub const MAX_TESTS: usize = 500_000;
+pub const MAX_TESTS: usize = 200_000;
+
+/// Longest test id (`package::name`) accepted: longer is an error in a structured report and
+/// skipped in a log.
+pub const MAX_ID_BYTES: usize = 1_000;
+
+/// Memory the results of one report may hold (tests, their names, their messages), shared by
+/// every parser reading it; a test past it is dropped (and counted), a message past it is not
+/// kept. Together with the line and event caps this keeps one report within 64 MiB.
+pub const RESULTS_MEMORY: usize = 20 << 20;
+
+/// What one remembered test costs beyond its names: the entry (with the slack of a growing
+/// vector) and its slots in the indices.
+const ENTRY_COST: usize = 2 * std::mem::size_of::<Entry>() + 3 * 16;
+
+/// Bytes left of [`RESULTS_MEMORY`], shared by the collectors of one report.
+#[derive(Clone, Debug)]
+struct Budget(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget(std::sync::Arc::new(RESULTS_MEMORY.into()))
+    }
+}
+
+impl Budget {
+    /// Takes `n` bytes; false (and nothing taken) when fewer are left.
+    fn take(&self, n: usize) -> bool {
+        use std::sync::atomic::Ordering;
+        self.0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(n)
+            })
+            .is_ok()
+    }
+
+    fn give(&self, n: usize) {
+        self.0.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    }
+}
 
 #[derive(Clone, Debug)]
 struct Entry {
@@ -160,6 +201,8 @@ struct Entry {
     skips: u32,
     /// Reported as failed-then-passed by the runner itself.
     retried: bool,
+    /// What it holds of the budget.
+    cost: usize,
     /// The first failure's message.
     message: Option<String>,
 }
@@ -178,16 +221,99 @@ impl Entry {
     }
 }
 
+/// Positions in `entries`, found by hash without a copy of any name: by `(package, name)`, the
+/// first entry of each name, and the first entry of each name that failed. Each lookup is one
+/// probe whatever the number of packages a name appears in.
+#[derive(Default)]
+struct Index {
+    hasher: hashbrown::DefaultHashBuilder,
+    exact: hashbrown::HashTable<usize>,
+    first: hashbrown::HashTable<usize>,
+    failed: hashbrown::HashTable<usize>,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index")
+            .field("tests", &self.exact.len())
+            .finish()
+    }
+}
+
+impl Index {
+    fn exact_hash(&self, package: Option<&str>, name: &str) -> u64 {
+        use std::hash::BuildHasher as _;
+        self.hasher.hash_one((package, name))
+    }
+
+    fn name_hash(&self, name: &str) -> u64 {
+        use std::hash::BuildHasher as _;
+        self.hasher.hash_one(name)
+    }
+
+    fn exact(&self, entries: &[Entry], package: Option<&str>, name: &str) -> Option<usize> {
+        let h = self.exact_hash(package, name);
+        self.exact
+            .find(h, |&i| {
+                entries[i].test.name == name && entries[i].test.package.as_deref() == package
+            })
+            .copied()
+    }
+
+    fn by_name(table: &hashbrown::HashTable<usize>, h: u64, entries: &[Entry], name: &str) -> Option<usize> {
+        table.find(h, |&i| entries[i].test.name == name).copied()
+    }
+
+    fn insert_exact(&mut self, entries: &[Entry], i: usize) {
+        let t = &entries[i].test;
+        let h = self.exact_hash(t.package.as_deref(), &t.name);
+        let hasher = &self.hasher;
+        self.exact.insert_unique(h, i, |&j| {
+            use std::hash::BuildHasher as _;
+            hasher.hash_one((entries[j].test.package.as_deref(), entries[j].test.name.as_str()))
+        });
+    }
+
+    fn remove_exact(&mut self, entries: &[Entry], i: usize) {
+        let t = &entries[i].test;
+        let h = self.exact_hash(t.package.as_deref(), &t.name);
+        if let Ok(e) = self.exact.find_entry(h, |&j| j == i) {
+            e.remove();
+        }
+    }
+
+    /// Records `i` as the first of its name in `which` unless one is there already.
+    fn insert_name(&mut self, entries: &[Entry], i: usize, failed: bool) {
+        let name = entries[i].test.name.as_str();
+        let h = self.name_hash(name);
+        let hasher = &self.hasher;
+        let table = if failed {
+            &mut self.failed
+        } else {
+            &mut self.first
+        };
+        if Self::by_name(table, h, entries, name).is_none() {
+            table.insert_unique(h, i, |&j| {
+                use std::hash::BuildHasher as _;
+                hasher.hash_one(entries[j].test.name.as_str())
+            });
+        }
+    }
+}
+
 /// Collects results. By default only tests that failed at some point are kept, so memory
 /// follows the failures, not the log; [`Collector::all`] keeps every test (for the history).
-/// Every operation is a hash lookup: linear in the log.
+/// Every operation is a hash lookup: linear in the log. What it holds is bounded by
+/// [`MAX_TESTS`] and [`RESULTS_MEMORY`].
 #[derive(Debug, Default)]
 pub struct Collector {
     entries: Vec<Entry>,
-    /// Name → positions in `entries` (one per package the name appears in).
-    by_name: HashMap<String, Vec<usize>>,
+    index: Index,
     keep_all: bool,
     dropped: usize,
+    /// Tests whose id is longer than [`MAX_ID_BYTES`].
+    too_long: usize,
+    budget: Budget,
 }
 
 impl Collector {
@@ -199,37 +325,47 @@ impl Collector {
         }
     }
 
+    /// An empty collector of the same kind, sharing this one's budget.
     fn same_mode(&self) -> Self {
         Collector {
             keep_all: self.keep_all,
+            budget: self.budget.clone(),
             ..Collector::default()
         }
     }
 
+    /// How many tests were named with an id longer than [`MAX_ID_BYTES`].
+    pub fn too_long(&self) -> usize {
+        self.too_long
+    }
+
     pub fn fail(&mut self, package: Option<&str>, name: &str) {
-        if let Some(e) = self.entry(package, name, true) {
-            e.fails += 1;
+        if let Some(i) = self.entry(package, name, true) {
+            self.entries[i].fails += 1;
+            self.index.insert_name(&self.entries, i, true);
         }
     }
 
     /// A pass. Without `all`, a pass of a test that never failed is forgotten.
     pub fn pass(&mut self, package: Option<&str>, name: &str) {
-        if let Some(e) = self.entry(package, name, self.keep_all) {
-            e.passes += 1;
+        if let Some(i) = self.entry(package, name, self.keep_all) {
+            self.entries[i].passes += 1;
         }
     }
 
     pub fn skip(&mut self, package: Option<&str>, name: &str) {
-        if let Some(e) = self.entry(package, name, self.keep_all) {
-            e.skips += 1;
+        if let Some(i) = self.entry(package, name, self.keep_all) {
+            self.entries[i].skips += 1;
         }
     }
 
     /// Failed, then passed on a retry (JUnit `flakyFailure`, nextest `FLAKY`).
     pub fn flaky(&mut self, package: Option<&str>, name: &str) {
-        if let Some(e) = self.entry(package, name, true) {
+        if let Some(i) = self.entry(package, name, true) {
+            let e = &mut self.entries[i];
             e.fails += 1;
             e.retried = true;
+            self.index.insert_name(&self.entries, i, true);
         }
     }
 
@@ -238,59 +374,72 @@ impl Collector {
         if text.trim().is_empty() {
             return;
         }
-        if let Some(e) = self.entry(package, name, false)
-            && e.fails > 0
-            && e.message.is_none()
+        if let Some(i) = self.entry(package, name, false)
+            && self.entries[i].fails > 0
+            && self.entries[i].message.is_none()
         {
             let mut m = String::new();
             append_message(&mut m, text);
-            e.message = Some(m);
+            self.keep_message(i, m);
+        }
+    }
+
+    /// Keeps `m` as entry `i`'s message if the budget has room for it.
+    fn keep_message(&mut self, i: usize, m: String) {
+        if self.budget.take(m.len()) {
+            self.entries[i].cost += m.len();
+            self.entries[i].message = Some(m);
         }
     }
 
     /// Whether a failure of `name` (any package) was recorded.
     pub fn has_failure(&self, name: &str) -> bool {
-        self.by_name
-            .get(name)
-            .is_some_and(|ix| ix.iter().any(|&i| self.entries[i].fails > 0))
+        let name = name.trim();
+        let h = self.index.name_hash(name);
+        Index::by_name(&self.index.failed, h, &self.entries, name).is_some()
     }
 
     /// The entry of the test, created when `create`. A test known without its package is the
     /// same test once the package is known.
-    fn entry(&mut self, package: Option<&str>, name: &str, create: bool) -> Option<&mut Entry> {
+    fn entry(&mut self, package: Option<&str>, name: &str, create: bool) -> Option<usize> {
         let name = name.trim();
         if name.is_empty() {
             return None;
         }
         let package = package.map(str::trim).filter(|p| !p.is_empty());
-        let found = self.by_name.get(name).and_then(|ix| {
-            ix.iter()
-                .copied()
-                .find(|&i| self.entries[i].test.package.as_deref() == package)
-                .or_else(|| {
-                    ix.iter()
-                        .copied()
-                        .find(|&i| package.is_none() || self.entries[i].test.package.is_none())
-                })
+        let entries = &self.entries;
+        let found = self.index.exact(entries, package, name).or_else(|| match package {
+            Some(_) => self.index.exact(entries, None, name),
+            None => {
+                let h = self.index.name_hash(name);
+                Index::by_name(&self.index.first, h, entries, name)
+            }
         });
         if let Some(i) = found {
-            let e = &mut self.entries[i];
-            if e.test.package.is_none()
+            if self.entries[i].test.package.is_none()
                 && let Some(p) = package
             {
-                e.test.package = Some(p.to_string());
+                self.index.remove_exact(&self.entries, i);
+                self.entries[i].test.package = Some(p.to_string());
+                self.index.insert_exact(&self.entries, i);
             }
-            return Some(e);
+            return Some(i);
         }
         if !create {
             return None;
         }
-        if self.entries.len() >= MAX_TESTS {
+        let id_len = name.len() + package.map_or(0, |p| p.len() + 2);
+        if id_len > MAX_ID_BYTES {
+            self.too_long += 1;
+            self.dropped += 1;
+            return None;
+        }
+        let cost = ENTRY_COST + name.len() + package.map_or(0, str::len);
+        if self.entries.len() >= MAX_TESTS || !self.budget.take(cost) {
             self.dropped += 1;
             return None;
         }
         let i = self.entries.len();
-        self.by_name.entry(name.to_string()).or_default().push(i);
         self.entries.push(Entry {
             test: FailedTest {
                 name: name.to_string(),
@@ -300,24 +449,37 @@ impl Collector {
             fails: 0,
             skips: 0,
             retried: false,
+            cost,
             message: None,
         });
-        self.entries.last_mut()
+        self.index.insert_exact(&self.entries, i);
+        self.index.insert_name(&self.entries, i, false);
+        Some(i)
     }
 
-    /// Adds everything `other` recorded.
+    /// Adds everything `other` recorded. What `other` held of a shared budget is given back
+    /// entry by entry as this one takes it over.
     pub fn absorb(&mut self, other: Collector) {
         self.dropped += other.dropped;
-        for e in other.entries {
+        self.too_long += other.too_long;
+        let theirs = other.budget;
+        for mut e in other.entries {
+            theirs.give(e.cost);
             let pkg = e.test.package.as_deref();
             let create = e.fails > 0 || self.keep_all;
-            if let Some(mine) = self.entry(pkg, &e.test.name, create) {
+            if let Some(i) = self.entry(pkg, &e.test.name, create) {
+                let mine = &mut self.entries[i];
                 mine.passes += e.passes;
                 mine.fails += e.fails;
                 mine.skips += e.skips;
                 mine.retried |= e.retried;
-                if mine.message.is_none() {
-                    mine.message = e.message;
+                if mine.fails > 0 {
+                    self.index.insert_name(&self.entries, i, true);
+                }
+                if self.entries[i].message.is_none()
+                    && let Some(m) = e.message.take()
+                {
+                    self.keep_message(i, m);
                 }
             }
         }
@@ -353,20 +515,22 @@ impl Collector {
 
     /// Every test with its outcome.
     pub fn finish_results(self) -> Results {
-        Results {
-            dropped: self.dropped,
-            tests: self
-                .entries
-                .into_iter()
-                .map(|e| TestResult {
-                    outcome: e.outcome(),
-                    passes: e.passes + u32::from(e.retried && e.passes == 0),
-                    failures: e.fails,
-                    message: e.message.filter(|_| e.fails > 0),
-                    test: e.test,
-                })
-                .collect(),
-        }
+        let Collector {
+            entries,
+            index,
+            dropped,
+            ..
+        } = self;
+        drop(index);
+        let mut tests = Vec::with_capacity(entries.len());
+        tests.extend(entries.into_iter().map(|e| TestResult {
+            outcome: e.outcome(),
+            passes: e.passes + u32::from(e.retried && e.passes == 0),
+            failures: e.fails,
+            message: e.message.filter(|_| e.fails > 0),
+            test: e.test,
+        }));
+        Results { dropped, tests }
     }
 }
 
@@ -495,12 +659,12 @@ fn collect<R: BufRead>(
         format
     };
     match format {
-        Format::Junit => return junit::parse(reader, collector),
+        Format::Junit => return structured(junit::parse(reader, collector)?),
         Format::Jest => {
             // `jest --json` is one JSON document; the human output is lines.
             let head = reader.fill_buf()?;
             if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
-                return jest::parse_json(reader, collector);
+                return structured(jest_json::parse_json(reader, collector)?);
             }
         }
         _ => {}
@@ -545,10 +709,28 @@ fn collect<R: BufRead>(
         let hidden = (f == Format::Cargo && recognised.contains(&Format::Nextest))
             || (f == Format::Go && recognised.contains(&Format::GoJson));
         if !hidden {
-            merged.absorb(p.finish());
+            let c = p.finish();
+            // `go test -json` is a structured report: a name it gives is the test's id.
+            let c = if f == Format::GoJson { structured(c)? } else { c };
+            merged.absorb(c);
         }
     }
     Ok(merged)
+}
+
+/// A structured report's collector, or an error when it named a test whose id is too long to
+/// be one (a log line that long is only skipped).
+fn structured(c: Collector) -> std::io::Result<Collector> {
+    if c.too_long > 0 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "the report names {} test(s) with an id longer than {MAX_ID_BYTES} bytes",
+                c.too_long
+            ),
+        ));
+    }
+    Ok(c)
 }
 
 /// XML or `jest --json` by their first bytes; everything else is lines for every parser.
