@@ -1,6 +1,7 @@
 //! The history's shell (§9): results in (Actions runs, uploads, `history import`), the file out
 //! (`history build`, the nightly publish). The decisions are in `core::history`.
 
+pub mod bounded;
 pub mod publish;
 pub mod reports;
 pub mod rerun_report;
@@ -73,14 +74,29 @@ pub fn read_report<R: BufRead>(reader: R, format: ReportFormat) -> std::io::Resu
 }
 
 /// One run's results, from one or several reports: one outcome per test (a failure and a pass
-/// of one test are flaky; a skip gives way) and the failure messages the reports gave.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// of one test are flaky; a skip gives way) and the failure messages the reports gave. Bounded:
+/// at most [`MAX_TESTS_PER_RUN`] tests and [`RUN_MESSAGE_BYTES`] of messages.
+#[derive(Clone, Debug, Default)]
 pub struct RunResults {
     pub results: Vec<(String, Outcome)>,
     /// Test id → the first lines of its failure message.
     pub messages: HashMap<String, String>,
-    seen: HashMap<String, usize>,
+    message_bytes: usize,
+    /// Positions in `results` by id, without a copy of any id.
+    seen: hashbrown::HashTable<usize>,
+    hasher: hashbrown::DefaultHashBuilder,
 }
+
+/// Most bytes of failure messages kept from one run.
+pub const RUN_MESSAGE_BYTES: usize = 4 << 20;
+
+impl PartialEq for RunResults {
+    fn eq(&self, other: &Self) -> bool {
+        self.results == other.results && self.messages == other.messages
+    }
+}
+
+impl Eq for RunResults {}
 
 impl RunResults {
     /// Adds one report's results (at most [`MAX_TESTS_PER_RUN`] tests in all).
@@ -90,26 +106,53 @@ impl RunResults {
             if self.put(&id, r.outcome)
                 && let Some(m) = r.message
             {
-                self.messages.entry(id).or_insert(m);
+                self.message(id, m);
             }
         }
+    }
+
+    /// Adds another run's results (several artifacts of one run).
+    pub fn merge(&mut self, other: RunResults) {
+        let mut messages = other.messages;
+        for (id, outcome) in other.results {
+            if self.put(&id, outcome)
+                && let Some(m) = messages.remove(&id)
+            {
+                self.message(id, m);
+            }
+        }
+    }
+
+    /// Keeps the first message of a test, within [`RUN_MESSAGE_BYTES`].
+    fn message(&mut self, id: String, m: String) {
+        if self.message_bytes + m.len() + id.len() > RUN_MESSAGE_BYTES
+            || self.messages.contains_key(&id)
+        {
+            return;
+        }
+        self.message_bytes += m.len() + id.len();
+        self.messages.insert(id, m);
     }
 
     /// One test's outcome, combined with an earlier one of the run; false when the run holds
     /// too many tests already.
     fn put(&mut self, id: &str, outcome: Outcome) -> bool {
-        match self.seen.get(id) {
-            Some(&i) => {
-                self.results[i].1 = Outcome::combine(self.results[i].1, outcome);
-                true
-            }
-            None if self.results.len() < MAX_TESTS_PER_RUN => {
-                self.seen.insert(id.to_string(), self.results.len());
-                self.results.push((id.to_string(), outcome));
-                true
-            }
-            None => false,
+        use std::hash::BuildHasher as _;
+        let h = self.hasher.hash_one(id);
+        let results = &self.results;
+        if let Some(&i) = self.seen.find(h, |&i| results[i].0 == id) {
+            self.results[i].1 = Outcome::combine(self.results[i].1, outcome);
+            return true;
         }
+        if self.results.len() >= MAX_TESTS_PER_RUN {
+            return false;
+        }
+        let i = self.results.len();
+        self.results.push((id.to_string(), outcome));
+        let (results, hasher) = (&self.results, &self.hasher);
+        self.seen
+            .insert_unique(h, i, |&j| hasher.hash_one(results[j].0.as_str()));
+        true
     }
 
     pub fn len(&self) -> usize {

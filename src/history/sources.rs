@@ -4,7 +4,7 @@
 //! zip is read from its end), a log straight through the parser; each zip entry is read with a
 //! cap too (a zip bomb stops at it).
 
-use std::io::{BufReader, Read as _};
+use std::io::BufReader;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
@@ -14,14 +14,12 @@ use crate::github::{GitHub, GitHubError, read_blocking};
 
 /// Largest artifact zip downloaded.
 pub const ARTIFACT_CAP: usize = 512 * 1024 * 1024;
-/// Most bytes read out of one run's zip entries in all.
-pub const UNZIPPED_CAP: u64 = 1024 * 1024 * 1024;
 /// Most entries read from one zip, and most artifacts or jobs read from one run.
 pub const MAX_ENTRIES: usize = 2_000;
 pub const MAX_ARTIFACTS: usize = 20;
 pub const MAX_JOBS: usize = 50;
 /// Largest job log read.
-pub const LOG_CAP: usize = 128 * 1024 * 1024;
+pub const LOG_CAP: usize = 64 * 1024 * 1024;
 
 /// Artifact name globs.
 pub fn artifact_globs(patterns: &[String]) -> GlobSet {
@@ -72,11 +70,13 @@ pub async fn run_results(
     if !artifacts.is_empty() {
         let mut names = Vec::new();
         for a in artifacts {
-            match read_artifact(gh, inst, repo, a.id, read_zip).await? {
-                Ok(per_file) => {
-                    for r in per_file {
-                        results.add(r);
-                    }
+            let read = |f: std::fs::File| {
+                let mut run = RunResults::default();
+                super::bounded::read_zip(f, &mut run).map(|()| run)
+            };
+            match read_artifact(gh, inst, repo, a.id, read).await? {
+                Ok(run) => {
+                    results.merge(run);
                     names.push(a.name);
                 }
                 Err(e) => {
@@ -139,7 +139,7 @@ pub async fn rerun_results(
     }
     for a in artifacts {
         let test = test.to_string();
-        let read = move |f: std::fs::File| super::rerun_report::read(f, &test, UNZIPPED_CAP);
+        let read = move |f: std::fs::File| super::rerun_report::read(f, &test, super::bounded::INFLATED_CAP);
         match read_artifact(gh, inst, repo, a.id, read).await? {
             Ok(r) => {
                 out.tests.extend(r.tests);
@@ -168,7 +168,13 @@ async fn log_results(
     job: u64,
 ) -> Result<crate::core::failures::Results, GitHubError> {
     let (tx, parser) = read_blocking(|log| {
-        read_report(BufReader::new(log), ReportFormat::Auto).unwrap_or_default()
+        // Bounded by the download's cap; the deadline frees this thread whatever the log holds.
+        let deadline = std::time::Instant::now() + super::bounded::REPORT_DEADLINE;
+        let log = super::bounded::Bounded::new(log, u64::MAX, deadline);
+        read_report(BufReader::new(log), ReportFormat::Auto).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "a job log could not be read whole");
+            Default::default()
+        })
     });
     let cut = gh.job_log(inst, repo, job, LOG_CAP, &tx).await;
     drop(tx);
@@ -234,132 +240,4 @@ async fn download_to_temp(
         });
     }
     Ok(file)
-}
-
-/// Every report inside a zip, at most [`UNZIPPED_CAP`] inflated bytes in all.
-pub fn read_zip<R: std::io::Read + std::io::Seek>(
-    file: R,
-) -> Result<Vec<crate::core::failures::Results>, String> {
-    read_zip_capped(file, UNZIPPED_CAP)
-}
-
-/// Every report inside a zip, at most `cap` inflated bytes in all (a zip bomb stops there).
-fn read_zip_capped<R: std::io::Read + std::io::Seek>(
-    file: R,
-    cap: u64,
-) -> Result<Vec<crate::core::failures::Results>, String> {
-    let mut zip = zip::ZipArchive::new(file).map_err(|e| format!("not a zip: {e}"))?;
-    let mut out = Vec::new();
-    let mut budget = cap;
-    for i in 0..zip.len().min(MAX_ENTRIES) {
-        let Ok(entry) = zip.by_index(i) else {
-            continue;
-        };
-        if entry.is_dir() || budget == 0 {
-            continue;
-        }
-        let mut limited = entry.take(budget);
-        let read = read_report(BufReader::new(&mut limited), ReportFormat::Auto);
-        // What the entry inflated to is spent, report or not.
-        budget = limited.limit();
-        match read {
-            Ok(r) if !r.tests.is_empty() => out.push(r),
-            Ok(_) => {}
-            Err(e) => tracing::debug!(error = %e, "a zip entry is not a report"),
-        }
-    }
-    Ok(out)
-}
-
-/// Reads an upload body: gzip when `gzipped`, at most `cap` bytes once inflated.
-pub fn read_upload(
-    body: &[u8],
-    gzipped: bool,
-    cap: u64,
-    format: ReportFormat,
-) -> std::io::Result<crate::core::failures::Results> {
-    if gzipped {
-        let reader = BufReader::new(flate2::read::GzDecoder::new(body).take(cap));
-        read_report(reader, format)
-    } else {
-        read_report(BufReader::new(body.take(cap)), format)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::io::Write as _;
-
-    use super::*;
-
-    fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut buf = std::io::Cursor::new(Vec::new());
-        {
-            let mut w = zip::ZipWriter::new(&mut buf);
-            for (name, data) in files {
-                w.start_file(*name, zip::write::SimpleFileOptions::default())
-                    .unwrap();
-                w.write_all(data).unwrap();
-            }
-            w.finish().unwrap();
-        }
-        buf.into_inner()
-    }
-
-    #[test]
-    fn a_zip_of_reports_gives_every_test() {
-        let junit = br#"<testsuite name="s"><testcase classname="p" name="TestA"/><testcase classname="p" name="TestB"><failure/></testcase></testsuite>"#;
-        let gojson = b"{\"Action\":\"pass\",\"Package\":\"q\",\"Test\":\"TestC\"}\n";
-        let z = zip_of(&[
-            ("report.xml", junit),
-            ("dir/", b""),
-            ("go.json", gojson),
-            ("notes.txt", b"hello"),
-        ]);
-        let per_file = read_zip(std::io::Cursor::new(z)).unwrap();
-        let ids: Vec<String> = per_file
-            .iter()
-            .flat_map(|r| r.tests.iter().map(|t| t.test.id()))
-            .collect();
-        assert_eq!(ids, ["p::TestA", "p::TestB", "q::TestC"]);
-        assert!(read_zip(std::io::Cursor::new(b"not a zip".to_vec())).is_err());
-    }
-
-    #[test]
-    fn the_cap_counts_every_inflated_byte_of_the_zip() {
-        let report = |name: &str| {
-            format!(r#"<testsuite name="s"><testcase classname="p" name="{name}"/></testsuite>"#)
-        };
-        let (a, b) = (report("TestA"), report("TestB"));
-        let z = zip_of(&[("a.xml", a.as_bytes()), ("b.xml", b.as_bytes())]);
-        let ids = |cap: u64| -> Vec<String> {
-            read_zip_capped(std::io::Cursor::new(z.clone()), cap)
-                .unwrap()
-                .iter()
-                .flat_map(|r| r.tests.iter().map(|t| t.test.id()))
-                .collect()
-        };
-        assert_eq!(ids(1 << 20), ["p::TestA", "p::TestB"]);
-        // Room for the first entry and a little more: the second is cut before its testcase.
-        assert_eq!(ids(a.len() as u64 + 20), ["p::TestA"]);
-    }
-
-    #[test]
-    fn a_gzip_upload_is_inflated_with_a_cap() {
-        let xml = br#"<testsuite name="s"><testcase classname="p" name="TestA"/></testsuite>"#;
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        gz.write_all(xml).unwrap();
-        let body = gz.finish().unwrap();
-        let r = read_upload(&body, true, 1 << 20, ReportFormat::Auto).unwrap();
-        assert_eq!(r.tests.len(), 1);
-        // A bomb stops at the cap: what is read is cut, not inflated whole.
-        let bomb = {
-            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-            gz.write_all(&vec![b'a'; 50 << 20]).unwrap();
-            gz.finish().unwrap()
-        };
-        assert!(bomb.len() < 1 << 20);
-        let r = read_upload(&bomb, true, 1 << 20, ReportFormat::Auto).unwrap();
-        assert!(r.tests.is_empty());
-    }
 }

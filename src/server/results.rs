@@ -3,7 +3,6 @@
 //! the parser (inflated when gzip), capped, and the run recorded once per run id and attempt.
 
 use std::collections::HashMap;
-use std::io::{BufReader, Read as _};
 
 use axum::Json;
 use axum::extract::{Query, Request, State};
@@ -20,8 +19,6 @@ use crate::store::Recorded;
 
 /// Largest upload (as sent, compressed or not).
 pub const MAX_UPLOAD_BYTES: usize = 100 * 1024 * 1024;
-/// Largest report once inflated (a gzip bomb stops here).
-pub const MAX_INFLATED_BYTES: u64 = 1024 * 1024 * 1024;
 
 fn bad(message: impl Into<String>) -> ApiError {
     ApiError::new(StatusCode::BAD_REQUEST, message)
@@ -197,13 +194,7 @@ async fn parse_streamed(
     format: ReportFormat,
 ) -> Result<history::RunResults, ApiError> {
     let (tx, parser) = read_blocking(move |chunks| {
-        let parsed = if gzipped {
-            let inflated = flate2::read::GzDecoder::new(chunks).take(MAX_INFLATED_BYTES);
-            history::read_report(BufReader::new(inflated), format)
-        } else {
-            history::read_report(BufReader::new(chunks), format)
-        };
-        parsed.map(|r| {
+        history::bounded::read_upload(chunks, gzipped, format).map(|r| {
             let mut results = history::RunResults::default();
             results.add(r);
             results
