@@ -177,7 +177,10 @@ mod tests {
         let mut run = RunResults::default();
         read_zip(std::io::Cursor::new(z), &mut run).unwrap();
         let ids: Vec<&str> = run.results.iter().map(|(id, _)| id.as_str()).collect();
-        assert!(ids.contains(&"c::a") && ids.iter().any(|i| i.ends_with("TestX")), "{ids:?}");
+        assert!(
+            ids.contains(&"c::a") && ids.iter().any(|i| i.ends_with("TestX")),
+            "{ids:?}"
+        );
         assert!(read_zip(std::io::Cursor::new(b"not a zip".to_vec()), &mut run).is_err());
     }
 
@@ -208,7 +211,10 @@ mod tests {
         let bomb = gzip(&bomb);
         assert!(bomb.len() < 64 << 10);
         let e = read_upload_capped(bomb.as_slice(), true, 4 << 20, ReportFormat::Auto).unwrap_err();
-        assert!(e.to_string().contains("larger than 4 MiB once inflated"), "{e}");
+        assert!(
+            e.to_string().contains("larger than 4 MiB once inflated"),
+            "{e}"
+        );
         // Not gzipped, the same cap.
         let plain = vec![b'\n'; 5 << 20];
         assert!(read_upload_capped(plain.as_slice(), false, 4 << 20, ReportFormat::Auto).is_err());

@@ -139,7 +139,9 @@ pub async fn rerun_results(
     }
     for a in artifacts {
         let test = test.to_string();
-        let read = move |f: std::fs::File| super::rerun_report::read(f, &test, super::bounded::INFLATED_CAP);
+        let read = move |f: std::fs::File| {
+            super::rerun_report::read(f, &test, super::bounded::INFLATED_CAP)
+        };
         match read_artifact(gh, inst, repo, a.id, read).await? {
             Ok(r) => {
                 out.tests.extend(r.tests);

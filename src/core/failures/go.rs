@@ -12,7 +12,9 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::Deserialize;
 
-use super::{Collector, LineParser, MESSAGE_CAP, Outcome, append_message};
+use super::{
+    Budget, Collector, LineParser, MAX_ID_BYTES, MESSAGE_CAP, Outcome, SLOT, append_message,
+};
 
 fn re(cell: &'static OnceLock<Regex>, pat: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pat).expect("go patterns are valid"))
@@ -46,20 +48,38 @@ fn dump_frame() -> &'static Regex {
     re(&R, r"^\s*([\w./-]+)\.((?:Test|Fuzz)[A-Z0-9_]\w*)\(")
 }
 
-/// Tests started and not yet reported, in start order.
-#[derive(Default)]
+/// Tests started and not yet reported, in start order. What it holds is charged to the
+/// report's [`Budget`]; a test past it (or named longer than [`MAX_ID_BYTES`]) is not followed.
 struct Running {
     order: Vec<String>,
     open: HashSet<String>,
+    budget: Budget,
+    held: usize,
 }
 
 impl Running {
     const MAX: usize = 10_000;
 
-    fn start(&mut self, name: &str) {
-        if self.open.len() < Self::MAX && self.open.insert(name.to_string()) {
-            self.order.push(name.to_string());
+    fn new(budget: Budget) -> Self {
+        Running {
+            order: Vec::new(),
+            open: HashSet::new(),
+            budget,
+            held: 0,
         }
+    }
+
+    fn start(&mut self, name: &str) {
+        if name.len() > MAX_ID_BYTES || self.open.len() >= Self::MAX || self.open.contains(name) {
+            return;
+        }
+        let cost = 2 * (name.len() + SLOT);
+        if !self.budget.take(cost) {
+            return;
+        }
+        self.held += cost;
+        self.open.insert(name.to_string());
+        self.order.push(name.to_string());
     }
 
     fn end(&mut self, name: &str) {
@@ -82,19 +102,40 @@ impl Running {
     }
 
     fn clear(&mut self) {
-        self.order.clear();
-        self.open.clear();
+        self.order = Vec::new();
+        self.open = HashSet::new();
+        self.budget.give(std::mem::take(&mut self.held));
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.budget.give(self.held);
     }
 }
 
 /// What each running test printed (`    x_test.go:12: …` lines): its failure message if it
-/// fails. Bounded: [`Running::MAX`] tests at once, [`MESSAGE_CAP`] bytes each.
-#[derive(Default)]
+/// fails. Bounded: [`Running::MAX`] tests at once, [`MESSAGE_CAP`] bytes each, all charged to
+/// the report's [`Budget`].
 struct Printed {
     by_test: HashMap<String, String>,
+    budget: Budget,
+    held: usize,
 }
 
 impl Printed {
+    fn new(budget: Budget) -> Self {
+        Printed {
+            by_test: HashMap::new(),
+            budget,
+            held: 0,
+        }
+    }
+
+    fn cost(key: &str) -> usize {
+        key.len() + MESSAGE_CAP + SLOT
+    }
+
     /// A line `test` printed, when it is one of its log lines.
     fn line(&mut self, test: &str, line: &str) {
         let t = line.trim_start();
@@ -105,8 +146,14 @@ impl Printed {
         {
             return;
         }
-        if !self.by_test.contains_key(test) && self.by_test.len() >= Running::MAX {
-            return;
+        if !self.by_test.contains_key(test) {
+            if test.len() > 2 * MAX_ID_BYTES
+                || self.by_test.len() >= Running::MAX
+                || !self.budget.take(Self::cost(test))
+            {
+                return;
+            }
+            self.held += Self::cost(test);
         }
         let m = self.by_test.entry(test.to_string()).or_default();
         if m.len() < MESSAGE_CAP {
@@ -115,7 +162,16 @@ impl Printed {
     }
 
     fn take(&mut self, test: &str) -> Option<String> {
-        self.by_test.remove(test)
+        let m = self.by_test.remove(test)?;
+        self.held -= Self::cost(test);
+        self.budget.give(Self::cost(test));
+        Some(m)
+    }
+}
+
+impl Drop for Printed {
+    fn drop(&mut self) {
+        self.budget.give(self.held);
     }
 }
 
@@ -126,6 +182,8 @@ pub struct Text {
     pending: Vec<(String, Outcome)>,
     /// Names with a pending failure (without `all`, only their passes matter).
     pending_failed: HashSet<String>,
+    /// What `pending` and `pending_failed` hold of the report's budget.
+    pending_held: usize,
     seen: bool,
     in_timeout: bool,
     in_running_list: bool,
@@ -140,34 +198,54 @@ pub struct Text {
 
 impl Text {
     pub fn new(c: Collector) -> Self {
+        let budget = c.budget();
         Text {
             c,
             pending: Vec::new(),
             pending_failed: HashSet::new(),
+            pending_held: 0,
             seen: false,
             in_timeout: false,
             in_running_list: false,
             saw_list: false,
-            running: Running::default(),
+            running: Running::new(budget.clone()),
             speaking: None,
-            printed: Printed::default(),
+            printed: Printed::new(budget),
         }
     }
 
+    /// Holds a result until its package's line names the package. What is held is charged to
+    /// the report's budget: past it, a result is dropped.
     fn hold(&mut self, name: &str, outcome: Outcome) {
-        if outcome == Outcome::Fail {
-            self.pending_failed.insert(name.to_string());
-        } else if !self.c.keep_all && !self.pending_failed.contains(name) {
+        if name.len() > MAX_ID_BYTES {
+            // Not an id: the collector counts it, and it is never held.
+            if outcome == Outcome::Fail {
+                self.c.fail(None, name);
+            }
+            return;
+        }
+        let failed_before = self.pending_failed.contains(name);
+        if outcome != Outcome::Fail && !self.c.keep_all && !failed_before {
             // Only failures are kept: a pass matters only after a failure (a flake).
             return;
         }
-        if self.pending.len() < super::MAX_TESTS {
-            self.pending.push((name.to_string(), outcome));
+        let budget = self.c.budget();
+        let cost = name.len() + SLOT;
+        if self.pending.len() >= super::MAX_TESTS || !budget.take(cost) {
+            return;
+        }
+        self.pending_held += cost;
+        self.pending.push((name.to_string(), outcome));
+        if outcome == Outcome::Fail && !failed_before && budget.take(cost) {
+            self.pending_held += cost;
+            self.pending_failed.insert(name.to_string());
         }
     }
 
     /// Attributes the held results to `pkg` (`None` when the log ended without its line).
     fn flush(&mut self, pkg: Option<&str>) {
+        self.pending_failed = HashSet::new();
+        self.c.budget().give(std::mem::take(&mut self.pending_held));
         for (name, outcome) in std::mem::take(&mut self.pending) {
             match outcome {
                 Outcome::Fail => {
@@ -181,7 +259,6 @@ impl Text {
                 Outcome::Flaky => self.c.flaky(pkg, &name),
             }
         }
-        self.pending_failed.clear();
     }
 }
 
@@ -265,7 +342,7 @@ impl LineParser for Text {
             self.running.clear();
             self.speaking = None;
             self.flush(Some(&pkg));
-            self.printed = Printed::default();
+            self.printed = Printed::new(self.c.budget());
             self.in_timeout = false;
             self.in_running_list = false;
             self.saw_list = false;
@@ -298,10 +375,13 @@ impl LineParser for Text {
                 && self.running.open.is_empty()
                 && let Some(m) = dump_frame().captures(line)
             {
-                let (pkg, name) = (m[1].to_string(), m[2].to_string());
-                self.running.end(&name);
-                self.pending_failed.insert(name.clone());
-                self.c.fail(Some(&pkg), &name);
+                let (pkg, name) = (&m[1], &m[2]);
+                let cost = name.len() + SLOT;
+                if !self.pending_failed.contains(name) && self.c.budget().take(cost) {
+                    self.pending_held += cost;
+                    self.pending_failed.insert(name.to_string());
+                }
+                self.c.fail(Some(pkg), name);
             }
         }
     }
@@ -337,21 +417,26 @@ pub struct Json {
     /// Packages whose output is in a timeout's `running tests:` list now.
     in_running_list: HashSet<String>,
     /// (package, test) the timeout named: failed, whatever event follows (test2json may still
-    /// report a pass for a test that printed its result as the alarm went off).
+    /// report a pass for a test that printed its result as the alarm went off). Charged to the
+    /// report's budget for as long as the report is read.
     timed_out: HashSet<(String, String)>,
     /// What running tests printed, keyed `package\0test`.
     printed: Printed,
 }
 
 impl Json {
+    /// Packages in a timeout's list at once (go test runs a few packages at a time).
+    const MAX_LISTING: usize = 64;
+
     pub fn new(c: Collector) -> Self {
+        let printed = Printed::new(c.budget());
         Json {
             c,
             packages: HashMap::new(),
             seen: false,
             in_running_list: HashSet::new(),
             timed_out: HashSet::new(),
-            printed: Printed::default(),
+            printed,
         }
     }
 
@@ -362,7 +447,9 @@ impl Json {
             return;
         }
         if text.trim_start().starts_with("running tests:") {
-            self.in_running_list.insert(pkg.to_string());
+            if pkg.len() <= MAX_ID_BYTES && self.in_running_list.len() < Self::MAX_LISTING {
+                self.in_running_list.insert(pkg.to_string());
+            }
             return;
         }
         if !self.in_running_list.contains(pkg) {
@@ -370,12 +457,18 @@ impl Json {
         }
         match running_test().captures(text.trim_end_matches('\n')) {
             Some(m) if self.timed_out.len() < Running::MAX => {
-                let name = m[1].to_string();
-                let p = self.package(pkg);
-                p.0.end(&name);
-                p.1 = true;
-                self.c.fail(Some(pkg), &name);
-                self.timed_out.insert((pkg.to_string(), name));
+                let name = &m[1];
+                if let Some(p) = self.package(pkg) {
+                    p.0.end(name);
+                    p.1 = true;
+                }
+                self.c.fail(Some(pkg), name);
+                let key = (pkg.to_string(), name.to_string());
+                if !self.timed_out.contains(&key)
+                    && self.c.budget().take(key.0.len() + key.1.len() + SLOT)
+                {
+                    self.timed_out.insert(key);
+                }
             }
             _ => {
                 self.in_running_list.remove(pkg);
@@ -383,8 +476,27 @@ impl Json {
         }
     }
 
-    fn package(&mut self, pkg: &str) -> &mut (Running, bool) {
-        self.packages.entry(pkg.to_string()).or_default()
+    /// The package's state, made on first sight; `None` when the report's budget (or the
+    /// cap on packages followed at once) has no room for another.
+    fn package(&mut self, pkg: &str) -> Option<&mut (Running, bool)> {
+        if !self.packages.contains_key(pkg) {
+            if pkg.len() > MAX_ID_BYTES
+                || self.packages.len() >= Running::MAX
+                || !self.c.budget().take(pkg.len() + SLOT)
+            {
+                return None;
+            }
+            let running = Running::new(self.c.budget());
+            self.packages.insert(pkg.to_string(), (running, false));
+        }
+        self.packages.get_mut(pkg)
+    }
+
+    /// Forgets a package that ended, giving back what it held.
+    fn end_package(&mut self, pkg: &str) -> Option<(Running, bool)> {
+        let p = self.packages.remove(pkg)?;
+        self.c.budget().give(pkg.len() + SLOT);
+        Some(p)
     }
 }
 
@@ -409,11 +521,16 @@ impl LineParser for Json {
                     self.output(pkg, text);
                 }
             }
-            ("run", Some(test)) => self.package(pkg).0.start(test),
+            ("run", Some(test)) => {
+                if let Some(p) = self.package(pkg) {
+                    p.0.start(test);
+                }
+            }
             ("fail", Some(test)) => {
-                let p = self.package(pkg);
-                p.0.end(test);
-                p.1 = true;
+                if let Some(p) = self.package(pkg) {
+                    p.0.end(test);
+                    p.1 = true;
+                }
                 self.c.fail(Some(pkg), test);
                 if let Some(m) = self.printed.take(&format!("{pkg}\0{test}")) {
                     self.c.message(Some(pkg), test, &m);
@@ -421,7 +538,9 @@ impl LineParser for Json {
             }
             ("pass", Some(test)) => {
                 self.printed.take(&format!("{pkg}\0{test}"));
-                self.package(pkg).0.end(test);
+                if let Some(p) = self.packages.get_mut(pkg) {
+                    p.0.end(test);
+                }
                 if !self
                     .timed_out
                     .contains(&(pkg.to_string(), test.to_string()))
@@ -430,13 +549,15 @@ impl LineParser for Json {
                 }
             }
             ("skip", Some(test)) => {
-                self.package(pkg).0.end(test);
+                if let Some(p) = self.packages.get_mut(pkg) {
+                    p.0.end(test);
+                }
                 self.c.skip(Some(pkg), test);
             }
             ("fail", None) => {
                 // The package failed with tests still running and none of its tests reported
                 // a failure: the binary died under them (a panic, a timeout), so they failed.
-                if let Some((running, failed)) = self.packages.remove(pkg)
+                if let Some((running, failed)) = self.end_package(pkg)
                     && !failed
                 {
                     for t in running.leaves() {
@@ -445,7 +566,7 @@ impl LineParser for Json {
                 }
             }
             ("pass" | "skip", None) => {
-                self.packages.remove(pkg);
+                self.end_package(pkg);
             }
             _ => {}
         }

@@ -167,9 +167,12 @@ pub const RESULTS_MEMORY: usize = 20 << 20;
 /// vector) and its slots in the indices.
 const ENTRY_COST: usize = 2 * std::mem::size_of::<Entry>() + 3 * 16;
 
+/// What a parser's remembered name costs beyond its bytes (the string, its slot in a table).
+pub(super) const SLOT: usize = 64;
+
 /// Bytes left of [`RESULTS_MEMORY`], shared by the collectors of one report.
 #[derive(Clone, Debug)]
-struct Budget(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+pub(super) struct Budget(std::sync::Arc<std::sync::atomic::AtomicUsize>);
 
 impl Default for Budget {
     fn default() -> Self {
@@ -179,7 +182,7 @@ impl Default for Budget {
 
 impl Budget {
     /// Takes `n` bytes; false (and nothing taken) when fewer are left.
-    fn take(&self, n: usize) -> bool {
+    pub(super) fn take(&self, n: usize) -> bool {
         use std::sync::atomic::Ordering;
         self.0
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
@@ -188,7 +191,7 @@ impl Budget {
             .is_ok()
     }
 
-    fn give(&self, n: usize) {
+    pub(super) fn give(&self, n: usize) {
         self.0.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
     }
 }
@@ -260,7 +263,12 @@ impl Index {
             .copied()
     }
 
-    fn by_name(table: &hashbrown::HashTable<usize>, h: u64, entries: &[Entry], name: &str) -> Option<usize> {
+    fn by_name(
+        table: &hashbrown::HashTable<usize>,
+        h: u64,
+        entries: &[Entry],
+        name: &str,
+    ) -> Option<usize> {
         table.find(h, |&i| entries[i].test.name == name).copied()
     }
 
@@ -270,7 +278,10 @@ impl Index {
         let hasher = &self.hasher;
         self.exact.insert_unique(h, i, |&j| {
             use std::hash::BuildHasher as _;
-            hasher.hash_one((entries[j].test.package.as_deref(), entries[j].test.name.as_str()))
+            hasher.hash_one((
+                entries[j].test.package.as_deref(),
+                entries[j].test.name.as_str(),
+            ))
         });
     }
 
@@ -332,6 +343,12 @@ impl Collector {
             budget: self.budget.clone(),
             ..Collector::default()
         }
+    }
+
+    /// The budget this collector charges, for a parser's own state (tests still running,
+    /// what they printed, results held until their package is known).
+    pub(super) fn budget(&self) -> Budget {
+        self.budget.clone()
     }
 
     /// How many tests were named with an id longer than [`MAX_ID_BYTES`].
@@ -408,13 +425,16 @@ impl Collector {
         }
         let package = package.map(str::trim).filter(|p| !p.is_empty());
         let entries = &self.entries;
-        let found = self.index.exact(entries, package, name).or_else(|| match package {
-            Some(_) => self.index.exact(entries, None, name),
-            None => {
-                let h = self.index.name_hash(name);
-                Index::by_name(&self.index.first, h, entries, name)
-            }
-        });
+        let found = self
+            .index
+            .exact(entries, package, name)
+            .or_else(|| match package {
+                Some(_) => self.index.exact(entries, None, name),
+                None => {
+                    let h = self.index.name_hash(name);
+                    Index::by_name(&self.index.first, h, entries, name)
+                }
+            });
         if let Some(i) = found {
             if self.entries[i].test.package.is_none()
                 && let Some(p) = package
@@ -711,7 +731,11 @@ fn collect<R: BufRead>(
         if !hidden {
             let c = p.finish();
             // `go test -json` is a structured report: a name it gives is the test's id.
-            let c = if f == Format::GoJson { structured(c)? } else { c };
+            let c = if f == Format::GoJson {
+                structured(c)?
+            } else {
+                c
+            };
             merged.absorb(c);
         }
     }

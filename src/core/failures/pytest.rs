@@ -57,7 +57,13 @@ impl Pytest {
             if summary && self.counted.contains(&key) {
                 return;
             }
-            if !summary && self.counted.len() < super::MAX_TESTS {
+            // Charged to the report's budget (and never given back while it is read).
+            if !summary
+                && node.len() <= super::MAX_ID_BYTES
+                && self.counted.len() < super::MAX_TESTS
+                && !self.counted.contains(&key)
+                && self.c.budget().take(node.len() + super::SLOT)
+            {
                 self.counted.insert(key);
             }
         }

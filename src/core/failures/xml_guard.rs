@@ -20,22 +20,43 @@ const MAX_ENTITY: usize = 32;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     /// Character data; `entity` is the length of an open `&…` reference.
-    Text { run: usize, entity: Option<usize> },
+    Text {
+        run: usize,
+        entity: Option<usize>,
+    },
     /// Just after `<`.
     Lt,
     /// After `<!`, `matched` bytes of `[CDATA[` so far.
-    Bang { matched: usize },
+    Bang {
+        matched: usize,
+    },
     /// After `<!-`.
     BangDash,
-    Tag { len: usize, quote: Option<u8> },
+    Tag {
+        len: usize,
+        quote: Option<u8>,
+    },
     /// `<?…?>`; `q` when the previous byte was `?`.
-    Pi { len: usize, q: bool },
+    Pi {
+        len: usize,
+        q: bool,
+    },
     /// `<!DOCTYPE …>` and friends: brackets nest, quotes hide `>`.
-    Decl { len: usize, depth: usize, quote: Option<u8> },
+    Decl {
+        len: usize,
+        depth: usize,
+        quote: Option<u8>,
+    },
     /// Inside `<!--`; `dashes` trailing `-` seen.
-    Comment { run: usize, dashes: usize },
+    Comment {
+        run: usize,
+        dashes: usize,
+    },
     /// Inside `<![CDATA[`; `brackets` trailing `]` seen.
-    CData { run: usize, brackets: usize },
+    CData {
+        run: usize,
+        brackets: usize,
+    },
 }
 
 pub struct XmlGuard<R> {
@@ -89,10 +110,7 @@ impl<R: BufRead> XmlGuard<R> {
         let too_long = |what: &str| {
             Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
-                format!(
-                    "the report has {what} longer than {} MiB",
-                    MAX_MARKUP >> 20
-                ),
+                format!("the report has {what} longer than {} MiB", MAX_MARKUP >> 20),
             ))
         };
         self.state = match self.state {
@@ -156,7 +174,10 @@ impl<R: BufRead> XmlGuard<R> {
                         len: 2,
                         quote: Some(b),
                     },
-                    _ => Tag { len: 2, quote: None },
+                    _ => Tag {
+                        len: 2,
+                        quote: None,
+                    },
                 }
             }
             BangDash => {
@@ -377,7 +398,11 @@ mod tests {
         doc.extend(std::iter::repeat_n(b'x', MAX_TEXT - 2));
         doc.extend_from_slice(b"&amp;tail</a>");
         let out = guarded(&doc).unwrap();
-        assert!(out.ends_with(b"xx&amp;</a>"), "{:?}", &out[out.len() - 12..]);
+        assert!(
+            out.ends_with(b"xx&amp;</a>"),
+            "{:?}",
+            &out[out.len() - 12..]
+        );
     }
 
     #[test]
