@@ -267,3 +267,78 @@ pub async fn remember_changes(store: &Store, repo: &str, built: &Built) -> anyho
         .collect();
     store.propose_changes(repo, &rows).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn results(tests: &[(&str, Outcome, Option<&str>)]) -> Results {
+        Results {
+            tests: tests
+                .iter()
+                .map(
+                    |(name, outcome, message)| crate::core::failures::TestResult {
+                        test: crate::core::failures::FailedTest {
+                            name: name.to_string(),
+                            package: Some("p".into()),
+                        },
+                        outcome: *outcome,
+                        passes: 0,
+                        failures: 0,
+                        message: message.map(str::to_string),
+                    },
+                )
+                .collect(),
+            dropped: 0,
+        }
+    }
+
+    #[test]
+    fn merged_artifacts_combine_a_tests_outcomes_and_keep_its_first_message() {
+        let mut a = RunResults::default();
+        a.add(results(&[
+            ("TestA", Outcome::Fail, Some("first")),
+            ("TestB", Outcome::Pass, None),
+        ]));
+        let mut b = RunResults::default();
+        b.add(results(&[
+            ("TestA", Outcome::Pass, Some("second")),
+            ("TestC", Outcome::Fail, None),
+        ]));
+        a.merge(b);
+        assert_eq!(
+            a.results,
+            [
+                (
+                    "p::TestA".to_string(),
+                    Outcome::combine(Outcome::Fail, Outcome::Pass)
+                ),
+                ("p::TestB".to_string(), Outcome::Pass),
+                ("p::TestC".to_string(), Outcome::Fail),
+            ]
+        );
+        assert_eq!(
+            a.messages.get("p::TestA").map(String::as_str),
+            Some("first")
+        );
+    }
+
+    #[test]
+    fn a_runs_messages_stop_at_their_cap_and_its_tests_at_theirs() {
+        let mut run = RunResults::default();
+        let big = "m".repeat(RUN_MESSAGE_BYTES / 3);
+        let named: Vec<String> = (0..5).map(|i| format!("TestM{i}")).collect();
+        let tests: Vec<(&str, Outcome, Option<&str>)> = named
+            .iter()
+            .map(|n| (n.as_str(), Outcome::Fail, Some(big.as_str())))
+            .collect();
+        run.add(results(&tests));
+        assert_eq!(run.len(), 5);
+        assert_eq!(run.messages.len(), 2);
+
+        let many: Vec<(String, Outcome)> = (0..MAX_TESTS_PER_RUN + 10)
+            .map(|i| (format!("p::T{i}"), Outcome::Pass))
+            .collect();
+        assert_eq!(RunResults::from(many).len(), MAX_TESTS_PER_RUN);
+    }
+}

@@ -180,10 +180,14 @@ pub struct Text {
     c: Collector,
     /// Results not yet attributed to a package, in order.
     pending: Vec<(String, Outcome)>,
-    /// Names with a pending failure (without `all`, only their passes matter).
-    pending_failed: HashSet<String>,
-    /// What `pending` and `pending_failed` hold of the report's budget.
+    /// Positions in `pending` of its failures, by name, without a copy of any name (without
+    /// `all`, only the passes of these matter).
+    pending_failed: hashbrown::HashTable<usize>,
+    hasher: hashbrown::DefaultHashBuilder,
+    /// What `pending` holds of the report's budget.
     pending_held: usize,
+    /// A test failed since the last package line (held, or named by a timeout's dump).
+    any_failed: bool,
     seen: bool,
     in_timeout: bool,
     in_running_list: bool,
@@ -202,8 +206,10 @@ impl Text {
         Text {
             c,
             pending: Vec::new(),
-            pending_failed: HashSet::new(),
+            pending_failed: hashbrown::HashTable::new(),
+            hasher: Default::default(),
             pending_held: 0,
+            any_failed: false,
             seen: false,
             in_timeout: false,
             in_running_list: false,
@@ -224,27 +230,39 @@ impl Text {
             }
             return;
         }
-        let failed_before = self.pending_failed.contains(name);
+        use std::hash::BuildHasher as _;
+        let h = self.hasher.hash_one(name);
+        let pending = &self.pending;
+        let failed_before = self
+            .pending_failed
+            .find(h, |&i| pending[i].0 == name)
+            .is_some();
         if outcome != Outcome::Fail && !self.c.keep_all && !failed_before {
             // Only failures are kept: a pass matters only after a failure (a flake).
             return;
         }
-        let budget = self.c.budget();
         let cost = name.len() + SLOT;
-        if self.pending.len() >= super::MAX_TESTS || !budget.take(cost) {
+        if self.pending.len() >= super::MAX_TESTS || !self.c.budget().take(cost) {
+            self.c.count_dropped();
             return;
         }
         self.pending_held += cost;
+        let i = self.pending.len();
         self.pending.push((name.to_string(), outcome));
-        if outcome == Outcome::Fail && !failed_before && budget.take(cost) {
-            self.pending_held += cost;
-            self.pending_failed.insert(name.to_string());
+        if outcome == Outcome::Fail {
+            self.any_failed = true;
+            if !failed_before {
+                let (pending, hasher) = (&self.pending, &self.hasher);
+                self.pending_failed
+                    .insert_unique(h, i, |&j| hasher.hash_one(pending[j].0.as_str()));
+            }
         }
     }
 
     /// Attributes the held results to `pkg` (`None` when the log ended without its line).
     fn flush(&mut self, pkg: Option<&str>) {
-        self.pending_failed = HashSet::new();
+        self.pending_failed = hashbrown::HashTable::new();
+        self.any_failed = false;
         self.c.budget().give(std::mem::take(&mut self.pending_held));
         for (name, outcome) in std::mem::take(&mut self.pending) {
             match outcome {
@@ -319,7 +337,7 @@ impl LineParser for Text {
         }
         if let Some(m) = package_line().captures(line) {
             let pkg = m[2].to_string();
-            if &m[1] == "FAIL" && self.pending_failed.is_empty() {
+            if &m[1] == "FAIL" && !self.any_failed {
                 // The package failed and no test of it reported a failure: the binary died
                 // (a panic, a timeout without its list) while these ran, so they take the blame.
                 // When some test did report, the others still running are neither passed nor
@@ -375,13 +393,8 @@ impl LineParser for Text {
                 && self.running.open.is_empty()
                 && let Some(m) = dump_frame().captures(line)
             {
-                let (pkg, name) = (&m[1], &m[2]);
-                let cost = name.len() + SLOT;
-                if !self.pending_failed.contains(name) && self.c.budget().take(cost) {
-                    self.pending_held += cost;
-                    self.pending_failed.insert(name.to_string());
-                }
-                self.c.fail(Some(pkg), name);
+                self.any_failed = true;
+                self.c.fail(Some(&m[1]), &m[2]);
             }
         }
     }

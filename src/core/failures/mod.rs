@@ -351,6 +351,11 @@ impl Collector {
         self.budget.clone()
     }
 
+    /// A test a parser could not hold for the collector (its own state out of budget).
+    pub(super) fn count_dropped(&mut self) {
+        self.dropped += 1;
+    }
+
     /// How many tests were named with an id longer than [`MAX_ID_BYTES`].
     pub fn too_long(&self) -> usize {
         self.too_long

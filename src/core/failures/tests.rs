@@ -454,3 +454,69 @@ fn a_line_longer_than_the_cap_keeps_its_first_bytes_and_the_next_line_is_read_wh
         ["example.com/acme/pool::TestA"]
     );
 }
+
+#[test]
+fn a_repeated_attribute_is_read_and_the_first_one_named_wins() {
+    let xml = r#"<testsuite name="s"><testcase classname="p" name="TestFirst" name="TestSecond"><failure/></testcase></testsuite>"#;
+    let r = parse(std::io::Cursor::new(xml), Format::Junit).expect("read");
+    assert_eq!(ids(&r), ["p::TestFirst"]);
+}
+
+#[test]
+fn an_id_longer_than_the_cap_is_an_error_in_a_structured_report_and_skipped_in_a_log() {
+    let long = format!("Test{}", "x".repeat(MAX_ID_BYTES));
+    let junit =
+        format!(r#"<testsuite name="s"><testcase name="{long}"><failure/></testcase></testsuite>"#);
+    let e = parse(std::io::Cursor::new(junit), Format::Junit).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+    assert!(e.to_string().contains("1000 bytes"), "{e}");
+
+    let json = format!("{{\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"{long}\"}}\n");
+    assert!(parse(std::io::Cursor::new(json), Format::GoJson).is_err());
+
+    // A log is prose: the long line is not a test, and the others still are.
+    let log = format!("--- FAIL: {long} (0.00s)\n--- FAIL: TestShort (0.00s)\nFAIL\tp\t0.1s\n");
+    let r = parse(std::io::Cursor::new(log), Format::Go).expect("read");
+    assert_eq!(ids(&r), ["p::TestShort"]);
+    // An id of exactly the cap is an id.
+    let exact = "T".repeat(MAX_ID_BYTES - "p::".len());
+    let log = format!("--- FAIL: {exact} (0.00s)\nFAIL\tp\t0.1s\n");
+    let r = parse(std::io::Cursor::new(log), Format::Go).expect("read");
+    assert_eq!(ids(&r), [format!("p::{exact}")]);
+}
+
+#[test]
+fn one_name_in_many_packages_is_one_test_per_package() {
+    let mut log = String::new();
+    for p in 0..2_000 {
+        log.push_str(&format!(
+            "--- FAIL: TestSame (0.00s)\nFAIL\texample.com/p{p}\t0.1s\n"
+        ));
+    }
+    // The same name with no package (a log cut short) is the first test of that name.
+    log.push_str("--- FAIL: TestSame (0.00s)\n");
+    let r = results_str(&log, Format::Go);
+    assert_eq!(r.tests.len(), 2_000);
+    assert_eq!(r.tests[1999].test.id(), "example.com/p1999::TestSame");
+    assert_eq!(r.tests[0].failures, 2);
+    assert!(r.tests[1..].iter().all(|t| t.failures == 1));
+}
+
+#[test]
+fn results_past_the_memory_budget_are_dropped_and_counted() {
+    // 1,000-byte names: the 20 MiB budget holds some thousands of them, fewer than given.
+    let n = RESULTS_MEMORY / 1_000 + 1_000;
+    let mut log = String::new();
+    for i in 0..n {
+        log.push_str(&format!("--- FAIL: Test{i:0>996} (0.00s)\n"));
+    }
+    let r = results_str(&log, Format::Go);
+    assert!(!r.tests.is_empty());
+    assert!(
+        r.dropped > 0,
+        "{} kept, {} dropped",
+        r.tests.len(),
+        r.dropped
+    );
+    assert_eq!(r.tests.len() + r.dropped, n);
+}
