@@ -148,6 +148,12 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub lease_seconds: u64,
 
+    /// Seconds one attempt of a job may run before it is stopped and retried (a job that hangs
+    /// on a report, a download or GitHub cannot hold its worker for ever).
+    #[arg(long, env = "REPRO_GATE_JOB_DEADLINE_SECONDS", default_value_t = 900,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub job_deadline_seconds: u64,
+
     /// Minutes between catch-up passes (redeliver failed webhooks, evaluate PRs missing a
     /// check run); 0 turns them off.
     #[arg(long, env = "REPRO_GATE_RECONCILE_MINUTES", default_value_t = 10)]

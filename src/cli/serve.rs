@@ -58,6 +58,7 @@ fn settings_from(args: ServeArgs) -> anyhow::Result<Settings> {
         workers: args.workers,
         max_attempts: args.max_attempts,
         lease: Duration::from_secs(args.lease_seconds),
+        job_deadline: Duration::from_secs(args.job_deadline_seconds),
         shutdown_grace: Duration::from_secs(args.shutdown_grace_seconds),
         retention: Duration::from_secs(args.retention_days * 24 * 3600),
         ..QueueSettings::default()

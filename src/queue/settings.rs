@@ -11,6 +11,10 @@ pub struct QueueSettings {
     pub max_attempts: u32,
     /// How long a claimed job stays leased without a heartbeat.
     pub lease: Duration,
+    /// Longest one attempt of a job may run: past it the attempt is stopped and fails as a
+    /// transient error (retried with backoff, dead after `max_attempts`), so a job that hangs
+    /// cannot hold its worker and its serial key for ever.
+    pub job_deadline: Duration,
     /// First retry delay; doubles per attempt, with jitter, up to `retry_cap`.
     pub retry_base: Duration,
     pub retry_cap: Duration,
@@ -36,6 +40,7 @@ impl Default for QueueSettings {
             workers: 4,
             max_attempts: 8,
             lease: Duration::from_secs(60),
+            job_deadline: Duration::from_secs(15 * 60),
             retry_base: Duration::from_secs(2),
             retry_cap: Duration::from_secs(600),
             poll_interval: Duration::from_secs(1),

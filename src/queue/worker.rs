@@ -169,10 +169,24 @@ async fn run_with_heartbeat(
         tokio::time::sleep(pool.settings.shutdown_grace).await;
     };
     tokio::pin!(grace);
+    let deadline = tokio::time::sleep(pool.settings.job_deadline);
+    tokio::pin!(deadline);
     loop {
         tokio::select! {
             result = &mut run => return Outcome::Finished(result),
             _ = &mut grace => return Outcome::Interrupted,
+            // Dropping `run` stops the attempt at its next await; blocking work it started
+            // (a report being parsed) ends at its own deadline.
+            _ = &mut deadline => {
+                tracing::warn!(
+                    deadline = ?pool.settings.job_deadline,
+                    "the job ran past its deadline; stopped"
+                );
+                return Outcome::Finished(Err(JobError::Transient(anyhow::anyhow!(
+                    "the job ran past its deadline of {:?}",
+                    pool.settings.job_deadline
+                ))));
+            }
             _ = tokio::time::sleep(beat) => {
                 let until = pool.clock.now_ms() + duration_ms(pool.settings.lease);
                 match pool.store.extend_lease(job, until).await {

@@ -17,6 +17,7 @@ both_backends!(
     expired_lease_hands_a_stuck_job_to_another_worker,
     claims_skip_a_pr_whose_job_is_running,
     jobs_of_one_pr_never_overlap_while_other_prs_proceed,
+    a_job_that_hangs_is_stopped_at_its_deadline_and_retried_until_dead,
 );
 
 /// Every webhook job fails (tasks, such as the start-up catch-up pass, succeed).
@@ -280,5 +281,47 @@ async fn jobs_of_one_pr_never_overlap_while_other_prs_proceed(db: Db) {
     gated.gate("p1-b").notify_one();
     app.wait_done("p1-b").await;
     assert!(gated.overlaps.lock().unwrap().is_empty());
+    app.stop().await;
+}
+
+async fn a_job_that_hangs_is_stopped_at_its_deadline_and_retried_until_dead(db: Db) {
+    let mut spawn = Spawn::new(&db).workers(1).handler(Arc::new(Stuck));
+    // The shipped deadline is 15 minutes; the mechanism is the same at any length.
+    assert_eq!(
+        spawn.settings.queue.job_deadline,
+        repro_gate::settings::QueueSettings::default().job_deadline
+    );
+    assert_eq!(
+        repro_gate::settings::QueueSettings::default().job_deadline,
+        std::time::Duration::from_secs(900)
+    );
+    spawn.settings.queue.job_deadline = std::time::Duration::from_millis(100);
+    spawn.settings.queue.max_attempts = 2;
+    let mut app = spawn.start().await;
+    app.deliver("pull_request", "h-1", &pr_payload("opened", "acme/pool", 1))
+        .await;
+    let retrying = app
+        .wait_for(|e| {
+            e.delivery_id.as_deref() == Some("h-1")
+                && matches!(e.kind, QueueEventKind::Retrying { .. })
+        })
+        .await;
+    let QueueEventKind::Retrying { attempt, error } = retrying.kind else {
+        unreachable!()
+    };
+    assert_eq!(attempt, 1);
+    assert!(error.contains("ran past its deadline"), "{error}");
+    let dead = app
+        .wait_for(|e| {
+            e.delivery_id.as_deref() == Some("h-1") && matches!(e.kind, QueueEventKind::Dead { .. })
+        })
+        .await;
+    assert!(matches!(dead.kind, QueueEventKind::Dead { attempt: 2, .. }));
+    let jobs = app.app.store.jobs_for_delivery("h-1").await.unwrap();
+    assert_eq!(jobs[0].state, "dead");
+    assert_eq!(
+        jobs[0].last_error.as_deref(),
+        Some("the job ran past its deadline of 100ms")
+    );
     app.stop().await;
 }
