@@ -287,6 +287,23 @@ fn every_hostile_report_shape_is_read_within_the_bound() {
             }),
         ),
     ));
+    shapes.push(artifact(
+        "artifact zip, JUnit of 200 MiB, test cases of 20,000 attributes each",
+        zip_of("report.xml", {
+            let attrs: String = (0..20_000).map(|i| format!(" a{i}=\"x\"")).collect();
+            let mut n = 0usize;
+            made(move |i| {
+                if i == 0 {
+                    return Some(junit_head.as_bytes().to_vec());
+                }
+                n += 1;
+                (n * attrs.len() < 200 * MIB).then(|| {
+                    format!("<testcase name=\"TestAttrs{n}\"{attrs}><failure/></testcase>\n")
+                        .into_bytes()
+                })
+            })
+        }),
+    ));
     shapes.push(upload(
         "gzip jest --json, 100 MiB, one suite of distinct tests",
         gzip_of({

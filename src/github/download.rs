@@ -55,28 +55,40 @@ pub async fn stream(
                 message: "the download was refused".into(),
             });
         }
-        let mut body = resp.into_body();
-        let mut taken = 0usize;
-        while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|_| err("the download broke off"))?;
-            let Ok(data) = frame.into_data() else {
-                continue;
-            };
-            if taken + data.len() > cap {
-                let keep = cap - taken;
-                let _ = sink.send(data.slice(..keep)).await;
-                return Ok(true);
-            }
-            taken += data.len();
-            if sink.send(data).await.is_err() {
-                return Ok(false);
-            }
-        }
-        Ok(false)
+        pump(resp.into_body(), cap, sink).await
     };
     tokio::time::timeout(timeout, work)
         .await
         .map_err(|_| err(format!("no complete answer within {} s", timeout.as_secs())))?
+}
+
+/// Sends `body` to `sink` chunk by chunk, stopping after `cap` bytes or when the receiver is
+/// gone. True when the body was longer than `cap`.
+pub(super) async fn pump<B>(
+    mut body: B,
+    cap: usize,
+    sink: &tokio::sync::mpsc::Sender<Bytes>,
+) -> Result<bool, GitHubError>
+where
+    B: http_body::Body<Data = Bytes> + Unpin,
+{
+    let mut taken = 0usize;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|_| err("the download broke off"))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        if taken + data.len() > cap {
+            let keep = cap - taken;
+            let _ = sink.send(data.slice(..keep)).await;
+            return Ok(true);
+        }
+        taken += data.len();
+        if sink.send(data).await.is_err() {
+            return Ok(false);
+        }
+    }
+    Ok(false)
 }
 
 /// How many chunks may wait for the reader.

@@ -111,6 +111,10 @@ pub fn exhausted_until(headers: &HeaderMap, now: SystemTime) -> Option<Duration>
     Some(Duration::from_secs(reset.saturating_sub(now_s).max(1)).min(MAX_RATE_LIMIT_WAIT))
 }
 
+/// The largest API answer read (downloads are streamed instead): far above any JSON GitHub
+/// sends, so that a broken or hostile server cannot make the service hold without end.
+pub const MAX_ANSWER: usize = 64 * 1024 * 1024;
+
 pub(super) async fn send_once(
     client: &octocrab::Octocrab,
     method: &Method,
@@ -130,10 +134,13 @@ pub(super) async fn send_once(
         }
         .map_err(|e| describe(&e))?;
         let (parts, body) = resp.into_parts();
-        let body = body
+        let body = http_body_util::Limited::new(body, MAX_ANSWER)
             .collect()
             .await
-            .map_err(|e| format!("reading the body: {}", describe(&e)))?
+            .map_err(|e| match e.downcast::<octocrab::Error>() {
+                Ok(e) => format!("reading the body: {}", describe(&e)),
+                Err(e) => format!("reading the body: {e} (at most {} MiB)", MAX_ANSWER >> 20),
+            })?
             .to_bytes();
         Ok(Response {
             status: parts.status,

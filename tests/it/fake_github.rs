@@ -42,6 +42,8 @@ pub enum Fault {
     Pass,
     /// Compute the normal answer, then hold it until the test releases it.
     Hold(Arc<Hold>),
+    /// Answer 200 with a body of this many bytes (JSON whitespace after `[`), streamed.
+    Huge(usize),
 }
 
 /// A held answer: `arrived` is notified when the request came and its answer was computed;
@@ -82,6 +84,8 @@ pub struct World {
     pub team_members: HashMap<(String, String), Vec<String>>,
     pub annotations: HashMap<u64, Vec<Value>>,
     pub job_logs: HashMap<u64, String>,
+    /// Job → where its log's 302 points instead of the fake's own pre-signed host.
+    pub log_locations: HashMap<u64, String>,
     pub commit_pulls: HashMap<(String, String), Vec<u64>>,
     pub tokens: HashMap<String, i64>,
     pub tokens_minted: u32,
@@ -401,13 +405,27 @@ async fn handle_request(s: FakeState, req: Request) -> Response {
         path.contains(p.as_str())
             && matches!(
                 q.front(),
-                Some(Fault::Status(_) | Fault::RateLimited { .. } | Fault::RetryAfter(_))
+                Some(
+                    Fault::Status(_)
+                        | Fault::RateLimited { .. }
+                        | Fault::RetryAfter(_)
+                        | Fault::Huge(_)
+                )
             )
     }) {
         let fault = w.faults[i].1.pop_front();
         if let Some(f) = fault {
             return match f {
                 Fault::Status(code) => answer(code, json!({"message": "injected fault"})),
+                Fault::Huge(len) => {
+                    let piece = axum::body::Bytes::from(vec![b' '; 1 << 20]);
+                    let pieces = futures::stream::iter(
+                        std::iter::once(axum::body::Bytes::from_static(b"["))
+                            .chain((0..len / piece.len()).map(move |_| piece.clone()))
+                            .map(Ok::<_, std::io::Error>),
+                    );
+                    axum::body::Body::from_stream(pieces).into_response()
+                }
                 Fault::RateLimited { reset_in_secs } => {
                     let reset = chrono::Utc::now().timestamp() as u64 + reset_in_secs;
                     let mut r = answer(403, json!({"message": "API rate limit exceeded"}));
@@ -689,7 +707,10 @@ async fn handle_request(s: FakeState, req: Request) -> Response {
                         .get(&s.addr)
                         .copied()
                         .unwrap_or(s.addr);
-                    let loc = format!("http://{host}/_presigned/logs/{id}");
+                    let loc = match id.parse::<u64>().ok().and_then(|j| w.log_locations.get(&j)) {
+                        Some(elsewhere) => elsewhere.clone(),
+                        None => format!("http://{host}/_presigned/logs/{id}"),
+                    };
                     r.headers_mut().insert("location", loc.parse().unwrap());
                     r
                 }

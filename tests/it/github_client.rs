@@ -136,6 +136,22 @@ async fn server_errors_are_retried_with_backoff_for_reads() {
 }
 
 #[tokio::test]
+async fn an_answer_larger_than_the_cap_is_an_error_not_held() {
+    use repro_gate::github::transport::MAX_ANSWER;
+    let fake = FakeGitHub::start().await;
+    fake.add_repo("acme/pool");
+    fake.add_pr("acme/pool", 1, "sha1", "", vec![]);
+    // Every attempt of the read gets the oversized answer.
+    fake.inject("/pulls/1", vec![Fault::Huge(MAX_ANSWER + (1 << 20)); 4]);
+    let (gh, _) = client(&fake, false);
+    let err = gh.pull_request(7, &repo(), 1).await.unwrap_err();
+    assert!(
+        matches!(&err, GitHubError::Transport { message, .. } if message.contains("at most 64 MiB")),
+        "{err}"
+    );
+}
+
+#[tokio::test]
 async fn a_502_on_create_is_not_blindly_resent() {
     let fake = FakeGitHub::start().await;
     fake.add_repo("acme/pool");
@@ -282,6 +298,74 @@ async fn a_huge_job_log_is_read_up_to_the_cap_only() {
     let (text, cut) = read_log(&gh, 56, 1 << 20).await;
     assert!(cut, "the log was longer than the cap");
     assert_eq!(text.len(), 1 << 20);
+}
+
+/// A download reaches its reader while the server is still sending it: nothing waits for (or
+/// holds) the whole file. The server sends one chunk and holds the rest until the reader has it;
+/// a client that read the body whole would never see that chunk.
+#[tokio::test]
+async fn a_download_is_streamed_to_its_reader_as_it_arrives() {
+    let fake = FakeGitHub::start().await;
+    fake.add_repo("acme/pool");
+    let first_seen = Arc::new(tokio::sync::Notify::new());
+    let seen = first_seen.clone();
+    let app = axum::Router::new().route(
+        "/signed/log",
+        axum::routing::get(move || {
+            let seen = seen.clone();
+            async move {
+                let chunks = futures::stream::unfold(0u8, move |i| {
+                    let seen = seen.clone();
+                    async move {
+                        match i {
+                            0 => Some((Ok::<_, std::io::Error>(vec![b'a'; 64 * 1024]), 1)),
+                            1 => {
+                                seen.notified().await;
+                                Some((Ok(vec![b'b'; 64 * 1024]), 2))
+                            }
+                            _ => None,
+                        }
+                    }
+                });
+                axum::body::Body::from_stream(chunks)
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    fake.with(|w| {
+        w.log_locations
+            .insert(57, format!("http://{addr}/signed/log"))
+    });
+    let (gh, _) = client(&fake, false);
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<axum::body::Bytes>(4);
+    let reader = tokio::spawn(async move {
+        let mut all = Vec::new();
+        while let Some(b) = rx.recv().await {
+            if all.is_empty() {
+                // The first bytes are here before the server sent the rest.
+                first_seen.notify_one();
+            }
+            all.extend_from_slice(&b);
+        }
+        all
+    });
+    // A bound on a failure only: a client that buffers the body never finishes.
+    let cut = tokio::time::timeout(
+        Duration::from_secs(60),
+        gh.job_log(7, &repo(), 57, 1 << 20, &tx),
+    )
+    .await
+    .expect("the download waited for the whole body before handing any of it on")
+    .unwrap();
+    drop(tx);
+    let all = reader.await.unwrap();
+    assert!(!cut.0);
+    assert_eq!(all.len(), 128 * 1024);
+    assert!(
+        all[..64 * 1024].iter().all(|&b| b == b'a') && all[64 * 1024..].iter().all(|&b| b == b'b')
+    );
 }
 
 #[tokio::test]
