@@ -18,6 +18,7 @@ use crate::gate::{REPO, app, deliver_done, world};
 both_backends!(
     a_completed_run_is_recorded_once_from_its_matching_artifact,
     a_run_without_a_matching_artifact_is_read_from_its_job_log,
+    a_fork_prs_run_from_a_branch_named_main_writes_no_branch_history,
     uploads_need_the_repositorys_token_and_count_once,
     the_test_command_records_its_run_through_the_upload_route,
     publishing_proposes_one_pull_request_and_rewrites_nothing_unchanged,
@@ -127,6 +128,52 @@ async fn a_completed_run_is_recorded_once_from_its_matching_artifact(db: Db) {
     }
     assert!(entry(&file, "TestOnlyInTheLog").is_none());
     assert!(entry(&file, "TestFromAStrayArtifact").is_none());
+}
+
+/// A fork may name its branch `main`: its PR's run counts as that pull request's flakiness,
+/// never as the repository's `main` (a fork could otherwise make a test look broken, or healthy).
+async fn a_fork_prs_run_from_a_branch_named_main_writes_no_branch_history(db: Db) {
+    let fake = world().await;
+    fake.put_file(REPO, "main", ".github/repro-gate.yml", CONFIG);
+    fake.with(|w| {
+        let fork_report = junit(&[("TestAlpha", "fail"), ("TestBeta", "fail")]);
+        let own_report = junit(&[("TestAlpha", "pass")]);
+        for (run, report) in [(601, fork_report), (602, own_report)] {
+            w.actions.runs.insert(
+                run,
+                FakeRun {
+                    artifacts: vec![(
+                        run + 9000,
+                        "junit-results".into(),
+                        zip_of(&[("report.xml", &report)]),
+                    )],
+                    jobs: vec![],
+                },
+            );
+        }
+    });
+    let mut app = app(&db, &fake).await;
+    let mut from_fork: serde_json::Value = serde_json::from_str(&run_event(601, "main")).unwrap();
+    from_fork["workflow_run"]["event"] = json!("pull_request");
+    from_fork["workflow_run"]["head_repository"] = json!({"full_name": "mallory/pool"});
+    deliver_done(&mut app, "workflow_run", "run-601", &from_fork.to_string()).await;
+    // The repository's own run on main, as the control: it counts.
+    let mut own: serde_json::Value = serde_json::from_str(&run_event(602, "main")).unwrap();
+    own["workflow_run"]["head_repository"] = json!({"full_name": REPO});
+    deliver_done(&mut app, "workflow_run", "run-602", &own.to_string()).await;
+    app.stop().await;
+    let file = built(&db).await;
+    let alpha = entry(&file, "TestAlpha").expect("TestAlpha listed from main's own run");
+    assert_eq!(
+        (alpha.runs, alpha.failures),
+        (Some(1), Some(0)),
+        "{alpha:?}"
+    );
+    let beta = entry(&file, "TestBeta");
+    assert!(
+        beta.is_none_or(|b| b.runs.unwrap_or(0) == 0 && b.failures.unwrap_or(0) == 0),
+        "the fork's failures are no branch history: {beta:?}"
+    );
 }
 
 async fn a_run_without_a_matching_artifact_is_read_from_its_job_log(db: Db) {
