@@ -103,21 +103,13 @@ where
         let on_signal = stop.clone();
         // Ctrl-C or SIGTERM: the run in progress (its whole process group) ends and the
         // worktrees go before this exits.
-        let signal = tokio::spawn(async move {
-            let term = async {
-                match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                    Ok(mut s) => {
-                        s.recv().await;
-                    }
-                    Err(_) => std::future::pending::<()>().await,
-                }
-            };
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term => {}
-            }
-            on_signal.cancel();
-        });
+        let signal = match super::signal::shutdown_signal() {
+            Ok(signal) => tokio::spawn(async move {
+                signal.await;
+                on_signal.cancel();
+            }),
+            Err(e) => return Err(format!("{e:#}")),
+        };
         let r = work(Stderr::new(total), stop.clone()).await;
         signal.abort();
         r

@@ -11,6 +11,7 @@ mod local;
 pub(crate) mod lookup;
 mod mcp;
 mod serve;
+mod signal;
 mod test;
 
 use std::path::PathBuf;

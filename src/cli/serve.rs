@@ -21,10 +21,14 @@ pub async fn migrate(args: DbArgs) -> anyhow::Result<ExitCode> {
 
 pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let settings = settings_from(args)?;
+    // The handlers are installed before the listener is bound: a signal
+    // that arrives as soon as /healthz answers is a graceful shutdown, not
+    // the default action (which would kill the process mid-work).
+    let signal = super::signal::shutdown_signal()?;
     let running = app::start(settings, Deps::default()).await?;
     let token = running.shutdown_token();
     tokio::spawn(async move {
-        wait_for_signal().await;
+        signal.await;
         tracing::info!("shutdown signal received: finishing in-flight work");
         token.cancel();
     });
@@ -121,28 +125,5 @@ pub(super) fn key_variable(app: &AppArgs) -> &'static str {
         "GITHUB_APP_PRIVATE_KEY_PATH"
     } else {
         "GITHUB_APP_PRIVATE_KEY"
-    }
-}
-
-async fn wait_for_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {}
-        _ = term => {}
     }
 }
