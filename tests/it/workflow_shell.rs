@@ -461,6 +461,11 @@ fn inputs_that_are_not_data_stop_the_job_before_anything_runs() {
             "-run=x",
         ),
         (
+            "a test name read as an option once the path is stripped",
+            vec![("seed", "1"), cmd],
+            "services/x::--logfile=/tmp/x",
+        ),
+        (
             "an overlay path climbing out",
             vec![("tests_from", head.as_str()), ("tests", "../x"), cmd],
             "t",
