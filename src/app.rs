@@ -103,7 +103,7 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
             .public_url
             .as_deref()
             .is_some_and(|u| !crate::server::setup::is_loopback_url(u));
-    let setup_token = (setup_mode && exposed).then(|| crate::server::random::random_token(32));
+    let setup_token = (setup_mode && exposed).then(|| crate::random::random_token(32));
     if setup_mode {
         let link = match &setup_token {
             Some(t) => format!("http://{addr}/setup?token={t}"),
@@ -218,25 +218,25 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
         )),
         bodies: Arc::default(),
         job_counts: Arc::default(),
-        dashboard: settings.oauth_client.as_ref().map(|(id, secret)| {
-            Arc::new(crate::dashboard::Dashboard::new(
-                crate::github::user_api::UserClient::new(
-                    &settings.github_api_url,
-                    id.clone(),
-                    secret.clone(),
-                ),
-                secret,
-                store.clone(),
-                deps.clock.clone(),
-                services.as_ref().map(|s| s.github.clone()),
-                settings
-                    .public_url
-                    .clone()
-                    .unwrap_or_else(|| format!("http://{}", loopback(addr))),
-            ))
-        }),
     };
-    let app = router(state);
+    let dashboard = settings.oauth_client.as_ref().map(|(id, secret)| {
+        Arc::new(crate::dashboard::Dashboard::new(
+            crate::github::user_api::UserClient::new(
+                &settings.github_api_url,
+                id.clone(),
+                secret.clone(),
+            ),
+            secret,
+            store.clone(),
+            deps.clock.clone(),
+            services.as_ref().map(|s| s.github.clone()),
+            settings
+                .public_url
+                .clone()
+                .unwrap_or_else(|| format!("http://{}", loopback(addr))),
+        ))
+    });
+    let app = router(state, crate::dashboard::router(dashboard));
     tracing::info!(
         %addr,
         backend = store.backend(),

@@ -16,6 +16,7 @@ pub mod history;
 pub mod local;
 pub mod mcp;
 pub mod queue;
+pub mod random;
 pub mod server;
 pub mod settings;
 pub mod store;

@@ -1,4 +1,4 @@
-//! Sends a run's results to the upload route (`POST /api/v1/results`, §4), gzipped JUnit XML,
+//! Sends a run's results to the upload route (`POST /api/v1/results`, docs/service.md#http-metrics-and-logs), gzipped JUnit XML,
 //! once: a connection error, a 5xx or a 429 is tried again (three tries in all); any other
 //! answer is final.
 

@@ -1,6 +1,6 @@
 //! `repro-gate agents-md [--config FILE]`: the block for AGENTS.md / CLAUDE.md, from the
 //! repository's config: what a coding agent does before reasoning about a failing test, and
-//! what the gate asks of a concurrency PR (§12). Short and imperative.
+//! what the gate asks of a concurrency PR (docs/agents.md). Short and imperative.
 
 use std::fmt::Write as _;
 use std::process::ExitCode;

@@ -6,7 +6,8 @@ use crate::core::diff;
 use crate::core::evidence::check_body;
 
 use super::classify::load_config;
-use super::input::{print_json, read_text};
+use super::input::print_json;
+use crate::local::input::read_text;
 
 #[derive(Debug, clap::Args)]
 pub struct CheckBodyArgs {

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 use crate::core::classify::classify;
 use crate::core::{config, diff};
 
-use super::input::{print_json, read_text};
+use super::input::print_json;
+use crate::local::input::read_text;
 
 #[derive(Debug, clap::Args)]
 pub struct ClassifyArgs {

@@ -10,7 +10,8 @@ use crate::core::failures::{self, FailedTest, Format};
 use crate::core::reliability::{self, ReliabilityFile};
 use crate::core::tier::Tier;
 
-use super::input::{print_json, read_text};
+use super::input::print_json;
+use crate::local::input::read_text;
 
 #[derive(Debug, clap::Args)]
 pub struct FailuresArgs {

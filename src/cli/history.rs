@@ -1,4 +1,4 @@
-//! `repro-gate history import|build|publish|token` (§2, §9).
+//! `repro-gate history import|build|publish|token` (README.md#offline-commands-json-on-stdout-messages-on-stderr, docs/history.md).
 
 use std::io::BufReader;
 use std::path::PathBuf;
@@ -207,7 +207,7 @@ fn parse_at(s: &str) -> Result<chrono::DateTime<chrono::FixedOffset>, String> {
 }
 
 fn parse_url(s: &str) -> Result<String, String> {
-    if crate::core::render::is_web_link(s) {
+    if crate::core::markdown::is_web_link(s) {
         Ok(s.to_string())
     } else {
         Err("not an http(s) link".into())

@@ -1,4 +1,4 @@
-//! `repro-gate rerun-local TEST` (§10 on this checkout) and `repro-gate verify-local` (§11 on
+//! `repro-gate rerun-local TEST` (the retry protocol, docs/rerun.md, on this checkout) and `repro-gate verify-local` (verification, docs/verification.md, on
 //! this checkout): flags in, `local::protocol` does the work (the MCP server calls the same
 //! functions), JSON on stdout, progress on stderr, worktrees removed also on Ctrl-C.
 
@@ -10,7 +10,8 @@ use crate::local::RunnerKind;
 use crate::local::protocol::{self, Finished, Options};
 use crate::local::session::Stderr;
 
-use super::input::{print_json, read_text};
+use super::input::print_json;
+use crate::local::input::read_text;
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {

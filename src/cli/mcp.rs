@@ -1,4 +1,4 @@
-//! `repro-gate mcp`: the MCP server on stdio, in the working directory's checkout (§12).
+//! `repro-gate mcp`: the MCP server on stdio, in the working directory's checkout (docs/agents.md).
 
 use std::process::ExitCode;
 

@@ -6,9 +6,9 @@ mod check_body;
 pub(crate) mod classify;
 mod failures;
 mod history;
-pub(crate) mod input;
+mod input;
 mod local;
-pub(crate) mod lookup;
+mod lookup;
 mod mcp;
 mod serve;
 mod signal;
@@ -127,7 +127,7 @@ pub struct ServeArgs {
     #[arg(long, env = "REPRO_GATE_PUBLIC_URL")]
     pub public_url: Option<String>,
 
-    /// The App's OAuth client id: turns on the dashboard's sign-in (§13).
+    /// The App's OAuth client id: turns on the dashboard's sign-in (docs/dashboard.md).
     #[arg(long, env = "GITHUB_CLIENT_ID")]
     pub client_id: Option<String>,
 

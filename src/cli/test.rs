@@ -1,4 +1,4 @@
-//! `repro-gate test [...] -- CMD [ARGS…]` (§2, §7): runs a CI test command, records its results
+//! `repro-gate test [...] -- CMD [ARGS…]` (README.md#offline-commands-json-on-stdout-messages-on-stderr, docs/history.md#quarantine-that-holds-in-ci): runs a CI test command, records its results
 //! and excuses the failures of quarantined tests only. The decision is `core::ci::excuse`.
 
 use std::io::Write as _;

@@ -18,7 +18,7 @@ pub enum Command {
         test: String,
         runs: Option<u32>,
     },
-    /// Run the verification of §11 again for the current head (and start it for a fork).
+    /// Run the verification (docs/verification.md) again for the current head (and start it for a fork).
     Verify,
     Help,
 }

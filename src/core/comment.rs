@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use super::failures::{FailedTest, Report};
+use super::markdown::{fenced, md, name};
 use super::reliability::ReliabilityFile;
-use super::render::{fenced, md, name};
 use super::shell;
 use super::tier::Tier;
 

@@ -29,7 +29,7 @@ pub struct RepoConfig {
     pub source: ConfigSource,
 }
 
-/// Where a repository's config was read from (§6).
+/// Where a repository's config was read from (docs/configuration.md).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum ConfigSource {
     /// No file: the defaults.
@@ -60,7 +60,7 @@ impl ConfigSource {
     }
 }
 
-/// `history:` (§9): which runs count, where reports are, when the file is recomputed.
+/// `history:` (docs/history.md): which runs count, where reports are, when the file is recomputed.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HistoryConfig {
@@ -87,7 +87,7 @@ impl Default for HistoryConfig {
     }
 }
 
-/// `rerun:` (§10): the workflow that reruns one test, and when it starts by itself.
+/// `rerun:` (docs/rerun.md): the workflow that reruns one test, and when it starts by itself.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RerunConfig {
@@ -107,7 +107,7 @@ pub struct RerunConfig {
     pub tickets: Tickets,
 }
 
-/// `test_changes_count` (§6): whether a PR that changes only test files is under the gate.
+/// `test_changes_count` (docs/configuration.md): whether a PR that changes only test files is under the gate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TestChanges {
@@ -158,7 +158,7 @@ pub enum Tickets {
     Issue,
 }
 
-/// `verify.mode` (§11).
+/// `verify.mode` (docs/verification.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum VerifyMode {
@@ -182,7 +182,7 @@ pub enum TraceRule {
     Required,
 }
 
-/// `verify:` (§11): the gate runs the claimed reproduction on the merge base and on the head.
+/// `verify:` (docs/verification.md): the gate runs the claimed reproduction on the merge base and on the head.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct VerifyConfig {

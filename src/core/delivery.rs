@@ -63,7 +63,7 @@ pub enum Route {
     Ignore,
 }
 
-/// Decides whether `event` with this payload is work for the service (CONTRACT §5).
+/// Decides whether `event` with this payload is work for the service (docs/service.md#github-operations-rest-v3).
 pub fn route(event: &str, envelope: &Envelope) -> Route {
     let action = envelope.action.as_deref().unwrap_or("");
     let handled = match event {

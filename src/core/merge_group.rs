@@ -1,7 +1,7 @@
 //! The merge queue's verdict: a merge group's head passes only when every PR in it passes the
 //! gate now. Pure: the group's ref and each PR's verdict in, the check run's text out.
 
-use super::render::md;
+use super::markdown::md;
 use super::verdict::Conclusion;
 
 /// PR numbers in a merge queue branch: `refs/heads/gh-readonly-queue/<base>/pr-<n>-<sha>`.

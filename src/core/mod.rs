@@ -13,6 +13,7 @@ pub mod explain;
 pub mod failures;
 pub mod history;
 pub mod lang;
+pub mod markdown;
 pub mod merge_group;
 pub mod reliability;
 pub mod render;

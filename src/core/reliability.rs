@@ -16,7 +16,7 @@ pub struct Policy {
     pub flake_budget: f64,
     pub promote_after_window: bool,
     pub default_tier: Tier,
-    /// Fewest runs in the window before a test's tier moves (§9).
+    /// Fewest runs in the window before a test's tier moves (docs/history.md).
     pub min_runs: u32,
     /// The rate a full window must stay at or below for a test to climb; half the budget when
     /// not given.

@@ -183,7 +183,7 @@ pub struct GateInput<'a> {
     pub earlier_overrides: &'a [Waiver],
     pub config_error: Option<&'a ConfigError>,
     pub label: &'a str,
-    /// Where verification (§11) stands for this head.
+    /// Where verification (docs/verification.md) stands for this head.
     pub verification: &'a verify::Status,
     pub verify_mode: VerifyMode,
     /// `verify.timeout_minutes`, for the summary.

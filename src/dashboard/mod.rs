@@ -1,4 +1,4 @@
-//! The reliability dashboard (§13): the history as server-rendered pages and JSON, for people
+//! The reliability dashboard (docs/dashboard.md): the history as server-rendered pages and JSON, for people
 //! signed in with GitHub who can read the repository. Without an OAuth client id every route
 //! here answers 404.
 //!

@@ -106,7 +106,7 @@ pub(super) fn ticket(web_url: &str, repo: &str, t: &str) -> Markup {
         .strip_prefix('#')
         .filter(|n| !n.is_empty() && n.len() < 10 && n.bytes().all(|b| b.is_ascii_digit()));
     html! {
-        @if crate::core::render::is_web_link(t) {
+        @if crate::core::markdown::is_web_link(t) {
             a href=(t) rel="noreferrer" { (t) }
         } @else if let Some(n) = issue {
             a href={(web_url) "/" (repo) "/issues/" (n)} { (t) }
@@ -488,7 +488,7 @@ pub(super) fn sessions(repo: &str, web_url: &str, list: &[SessionLine], now: i64
                         strong { (s.outcome) } " "
                         @for (side, text, url) in &s.sides {
                             @match url {
-                                Some(u) if crate::core::render::is_web_link(u) => { a href=(u) { (side) ": " (text) } " " }
+                                Some(u) if crate::core::markdown::is_web_link(u) => { a href=(u) { (side) ": " (text) } " " }
                                 _ => { (side) ": " (text) " " }
                             }
                         }

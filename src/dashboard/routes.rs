@@ -14,11 +14,13 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use super::access::{find, readable, visitor};
 use super::{Dashboard, PER_PAGE, data, pages, search, signin};
 use crate::core::history::status::Status;
-use crate::server::AppState;
 use crate::store::{TestQuery, TestSort};
 
-/// The dashboard's routes, merged into the service's router.
-pub fn router() -> Router<AppState> {
+/// What the dashboard's handlers reach: the dashboard, or `None` when it is off.
+type On = Option<Arc<Dashboard>>;
+
+/// The dashboard's routes (their state given), merged into the service's router.
+pub fn router(dashboard: Option<Arc<Dashboard>>) -> Router {
     Router::new()
         .route("/dashboard", get(index))
         .route("/dashboard/", get(index))
@@ -43,6 +45,7 @@ pub fn router() -> Router<AppState> {
             header::REFERRER_POLICY,
             HeaderValue::from_static("same-origin"),
         ))
+        .with_state(dashboard)
 }
 
 /// No scripts, no frames, styles and forms from here only.
@@ -52,11 +55,8 @@ const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; f
 /// An answer given instead of the page (boxed: a response is large).
 type Instead = Box<Response>;
 
-fn on(state: &AppState) -> Result<Arc<Dashboard>, Instead> {
-    state
-        .dashboard
-        .clone()
-        .ok_or_else(|| Box::new(pages::not_found()))
+fn on(state: &On) -> Result<Arc<Dashboard>, Instead> {
+    state.clone().ok_or_else(|| Box::new(pages::not_found()))
 }
 
 fn failed(e: anyhow::Error) -> Response {
@@ -83,7 +83,7 @@ fn to_sign_in(path: &str) -> Response {
     Redirect::to(&format!("/dashboard/login?next={q}")).into_response()
 }
 
-async fn index(State(state): State<AppState>, headers: HeaderMap) -> Response {
+async fn index(State(state): State<On>, headers: HeaderMap) -> Response {
     let d = match on(&state) {
         Ok(d) => d,
         Err(r) => return *r,
@@ -115,7 +115,7 @@ async fn index(State(state): State<AppState>, headers: HeaderMap) -> Response {
 }
 
 async fn login(
-    State(state): State<AppState>,
+    State(state): State<On>,
     headers: HeaderMap,
     q: Query<signin::LoginQuery>,
 ) -> Response {
@@ -126,7 +126,7 @@ async fn login(
 }
 
 async fn callback(
-    State(state): State<AppState>,
+    State(state): State<On>,
     headers: HeaderMap,
     Query(q): Query<signin::CallbackQuery>,
 ) -> Response {
@@ -136,21 +136,21 @@ async fn callback(
     }
 }
 
-async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Response {
+async fn logout(State(state): State<On>, headers: HeaderMap) -> Response {
     match on(&state) {
         Ok(d) => signin::logout(&d, &headers).await,
         Err(r) => *r,
     }
 }
 
-async fn signed_out(State(state): State<AppState>) -> Response {
+async fn signed_out(State(state): State<On>) -> Response {
     match on(&state) {
         Ok(_) => html(pages::signed_out()),
         Err(r) => *r,
     }
 }
 
-async fn style(State(state): State<AppState>) -> Response {
+async fn style(State(state): State<On>) -> Response {
     if let Err(r) = on(&state) {
         return *r;
     }
@@ -221,7 +221,7 @@ impl PageParams {
 
 /// The visitor and the repository's installation, or the answer to give instead.
 async fn reader(
-    state: &AppState,
+    state: &On,
     headers: &HeaderMap,
     owner: &str,
     name: &str,
@@ -253,7 +253,7 @@ fn json_not_found() -> Response {
 }
 
 async fn repo_page(
-    State(state): State<AppState>,
+    State(state): State<On>,
     headers: HeaderMap,
     Path((owner, name)): Path<(String, String)>,
     Query(p): Query<PageParams>,
@@ -269,7 +269,7 @@ async fn repo_page(
 }
 
 async fn repo_json(
-    State(state): State<AppState>,
+    State(state): State<On>,
     headers: HeaderMap,
     Path((owner, name)): Path<(String, String)>,
     Query(p): Query<PageParams>,
@@ -307,7 +307,7 @@ async fn repo_json(
 }
 
 async fn test_page(
-    State(state): State<AppState>,
+    State(state): State<On>,
     headers: HeaderMap,
     Path((owner, name, test)): Path<(String, String, String)>,
 ) -> Response {

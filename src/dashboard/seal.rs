@@ -1,4 +1,4 @@
-//! The visitor's GitHub token at rest (§13): sealed with XChaCha20-Poly1305 under a key
+//! The visitor's GitHub token at rest (docs/dashboard.md): sealed with XChaCha20-Poly1305 under a key
 //! derived from the App's client secret (HMAC-SHA-256), a random nonce per token. A database
 //! copy without the server's secrets holds no usable token; a row sealed under another secret,
 //! or tampered with, opens to nothing (the visitor signs in again).

@@ -14,7 +14,7 @@ use subtle::ConstantTimeEq as _;
 
 use super::Dashboard;
 use super::pages;
-use crate::server::random::random_token;
+use crate::random::random_token;
 use crate::store::DashSession;
 
 pub const STATE_COOKIE: &str = "rg_oauth_state";

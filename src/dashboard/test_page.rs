@@ -25,7 +25,7 @@ fn failure_item(v: &TestView, f: &FailureRow) -> Markup {
                 span class={"outcome " (f.outcome)} { (f.outcome) } " "
                 (when(f.at_ms, v.now_ms)) " · "
                 @match &f.run_url {
-                    Some(u) if crate::core::render::is_web_link(u) => { a href=(u) { (run_text) } }
+                    Some(u) if crate::core::markdown::is_web_link(u) => { a href=(u) { (run_text) } }
                     _ => { (run_text) }
                 }
                 " · commit "

@@ -1,4 +1,4 @@
-//! Acting for a signed-in person (the dashboard, §13): GitHub's OAuth web flow of the App
+//! Acting for a signed-in person (the dashboard, docs/dashboard.md): GitHub's OAuth web flow of the App
 //! (the code exchanged on GitHub's web host) and the routes a user access token may call:
 //! who they are, and which of the App's installations and repositories they can read.
 //! Tokens and the client secret are never logged.

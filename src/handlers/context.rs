@@ -31,7 +31,7 @@ struct CachedConfig {
     checked_ms: i64,
 }
 
-/// How long a config read is trusted without asking GitHub again (§6: up to 60 s).
+/// How long a config read is trusted without asking GitHub again (up to 60 s, docs/configuration.md).
 const CONFIG_FRESH_MS: i64 = 60_000;
 /// How long an answer to "may this person act here" is trusted.
 const PERMISSION_TTL_MS: i64 = 5 * 60 * 1000;
@@ -185,7 +185,7 @@ impl Services {
     }
 
     /// The repository's config from its default branch (never the PR head); with none there,
-    /// the same path in the owner's `.github` repository; else the defaults (§6). Trusted for
+    /// the same path in the owner's `.github` repository; else the defaults (docs/configuration.md). Trusted for
     /// a minute (a change applies within one); then asked for conditionally (a 304 costs no
     /// rate limit) and parsed again only when the blob changed.
     pub async fn repo_config(

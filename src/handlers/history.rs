@@ -1,4 +1,4 @@
-//! The nightly file (§9): a scheduling pass finds each repository whose `history.schedule`
+//! The nightly file (docs/history.md): a scheduling pass finds each repository whose `history.schedule`
 //! came due since its last publish and queues one publish job for that slot (a unique key: once
 //! per repository and slot, however many replicas run the pass).
 

@@ -11,6 +11,7 @@ mod history;
 mod pull_request;
 mod rerun;
 mod tickets;
+mod verdict;
 mod verify;
 mod workflow_run;
 

@@ -31,7 +31,7 @@ pub struct Gate {
     pub exemption: Option<Waiver>,
     pub earlier_overrides: Vec<Waiver>,
     pub labeled: bool,
-    /// Where verification (§11) stands for this head.
+    /// Where verification (docs/verification.md) stands for this head.
     pub verification: verify::Status,
     pub files: Vec<crate::core::diff::FileChange>,
 }
@@ -181,7 +181,7 @@ impl Gate {
                 .await
                 .map_err(store_err)?
                 .as_ref()
-                .and_then(super::verify::view_of)
+                .and_then(super::verdict::view_of)
                 .map(|v| verify::Status::Session(Box::new(v)))
                 .unwrap_or(verify::Status::Inapplicable),
         };

@@ -1,4 +1,4 @@
-//! Rerun sessions (§10): start one (by command or by itself), dispatch the workflow for the PR's
+//! Rerun sessions (docs/rerun.md): start one (by command or by itself), dispatch the workflow for the PR's
 //! head and its merge base, keep the session's one comment, finish it when both runs complete,
 //! and end it at its timeout. A session is durable: its row says what was done, so a retried or
 //! restarted job carries on where it stopped.
@@ -36,11 +36,11 @@ pub struct Start<'a> {
     /// Stable per trigger: the same trigger retried is the same session.
     pub session: String,
     pub timeout_minutes: u32,
-    /// A verification (§11): the claim's seed, the test files for the base, the command.
+    /// A verification (docs/verification.md): the claim's seed, the test files for the base, the command.
     pub verify: Option<VerifyPlan<'a>>,
 }
 
-/// What a verification runs beyond §10's inputs.
+/// What a verification runs beyond a rerun's inputs (docs/rerun.md).
 #[derive(Clone, Debug)]
 pub struct VerifyPlan<'a> {
     pub claim: &'a crate::core::verify::Claim,
@@ -194,7 +194,7 @@ async fn drive(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
 /// and writes the check itself, so only a verdict already there (a refused dispatch) is kept.
 async fn announce(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
     if row.verify.is_some() {
-        super::verify::settle(svc, row).await
+        super::verdict::settle(svc, row).await
     } else {
         refresh(svc, row).await
     }
@@ -297,7 +297,7 @@ async fn dispatch_sides(
 /// has no comment: its PR is evaluated again, and the check run shows it.
 async fn refresh(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
     if row.verify.is_some() {
-        super::verify::settle(svc, row).await?;
+        super::verdict::settle(svc, row).await?;
         return svc
             .queue
             .submit(

@@ -1,4 +1,4 @@
-//! Quarantine tickets as issues (§10 `rerun.tickets: issue`): a `not this change` session's test
+//! Quarantine tickets as issues (docs/rerun.md, `rerun.tickets: issue`): a `not this change` session's test
 //! gets one open issue, found again by its marker and updated by the next session, never a
 //! duplicate (this job's serial key is the test's: one at a time on every replica). The
 //! session's comment and the PR's reliability comment link it.

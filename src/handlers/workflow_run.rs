@@ -1,5 +1,5 @@
-//! `workflow_run`: a rerun session's side starts or finishes its session (§10, §11); any other
-//! completed run's test results go to the history (§9), once per run and attempt. Only the
+//! `workflow_run`: a rerun session's side starts or finishes its session (docs/rerun.md, docs/verification.md); any other
+//! completed run's test results go to the history (docs/history.md), once per run and attempt. Only the
 //! App's own runs count for a session (docs/verification.md#run-identity): the run a side's
 //! dispatch returned, or, where GitHub returned none, the first run that qualifies. A run that
 //! merely carries a session's title (a fork's own workflow, a hand-made dispatch) counts for
@@ -213,7 +213,7 @@ async fn record(
         url: run
             .html_url
             .clone()
-            .filter(|u| crate::core::render::is_web_link(u)),
+            .filter(|u| crate::core::markdown::is_web_link(u)),
         pr: run.pull_requests.first().map(|p| p.number),
     };
     let recorded = history::record(&svc.store, &info, &results, svc.clock.now_ms())

@@ -8,11 +8,12 @@
 use std::io::{BufReader, Read};
 use std::time::{Duration, Instant};
 
-use super::sources::MAX_ENTRIES;
 use super::{ReportFormat, RunResults, read_report};
 
 /// Most bytes one report (or one artifact's zip entries in all) may inflate to.
 pub const INFLATED_CAP: u64 = 256 * 1024 * 1024;
+/// Most entries read from one zip, and most artifacts or jobs read from one run.
+pub const MAX_ENTRIES: usize = 2_000;
 /// Longest a report may take to read.
 pub const REPORT_DEADLINE: Duration = Duration::from_secs(120);
 

@@ -1,4 +1,4 @@
-//! The history's shell (§9): results in (Actions runs, uploads, `history import`), the file out
+//! The history's shell (docs/history.md): results in (Actions runs, uploads, `history import`), the file out
 //! (`history build`, the nightly publish). The decisions are in `core::history`.
 
 pub mod bounded;

@@ -1,4 +1,4 @@
-//! The file out (§9): recompute a repository's reliability file and, when it differs from the
+//! The file out (docs/history.md): recompute a repository's reliability file and, when it differs from the
 //! default branch's, push it to one branch and open (or update) one pull request. Nothing is
 //! written when the branch and the pull request already say it; nothing is ever merged.
 

@@ -57,7 +57,7 @@ pub fn read<R: std::io::Read + std::io::Seek>(
     budget: u64,
 ) -> Result<RerunRead, String> {
     let mut zip = zip::ZipArchive::new(file).map_err(|e| format!("not a zip: {e}"))?;
-    let names: Vec<String> = (0..zip.len().min(super::sources::MAX_ENTRIES))
+    let names: Vec<String> = (0..zip.len().min(super::bounded::MAX_ENTRIES))
         .filter_map(|i| zip.name_for_index(i).map(str::to_string))
         .collect();
     // Entries sit at the top or under one folder (`repro-gate-report/runs/1/status`).

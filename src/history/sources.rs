@@ -14,8 +14,6 @@ use crate::github::{GitHub, GitHubError, read_blocking};
 
 /// Largest artifact zip downloaded.
 pub const ARTIFACT_CAP: usize = 512 * 1024 * 1024;
-/// Most entries read from one zip, and most artifacts or jobs read from one run.
-pub const MAX_ENTRIES: usize = 2_000;
 pub const MAX_ARTIFACTS: usize = 20;
 pub const MAX_JOBS: usize = 50;
 /// Largest job log read.

@@ -1,4 +1,4 @@
-//! Upload tokens (§4): one repository each, shown once, stored as their SHA-256.
+//! Upload tokens (docs/service.md#http-metrics-and-logs): one repository each, shown once, stored as their SHA-256.
 
 use sha2::{Digest as _, Sha256};
 

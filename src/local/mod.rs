@@ -1,9 +1,11 @@
-//! The agent's side of the rule on this machine's checkout (§12 of docs/agents.md): git
+//! The agent's side of the rule on this machine's checkout (docs/agents.md): git
 //! worktrees for HEAD and the merge base, one test run alone on each side (each run its own
 //! process group, with a time limit), the sides interleaved, results read by the product's own
 //! rules, and the worktrees removed afterwards whatever happens.
 
 pub mod config;
+pub mod input;
+pub mod lookup;
 pub mod process;
 pub mod protocol;
 pub mod runner;

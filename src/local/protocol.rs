@@ -70,7 +70,7 @@ impl Options {
     }
 }
 
-/// A finished run: the JSON printed, and the exit code it means (§2's table).
+/// A finished run: the JSON printed, and the exit code it means (the exit column of README.md#offline-commands-json-on-stdout-messages-on-stderr).
 #[derive(Debug)]
 pub struct Finished {
     pub json: Value,
@@ -164,7 +164,7 @@ fn detail(r: &SideResult, side: &str) -> verify::RunDetail {
     }
 }
 
-/// §10 on this checkout: the test alone on HEAD and on the merge base.
+/// The retry protocol (docs/rerun.md) on this checkout: the test alone on HEAD and on the merge base.
 pub async fn rerun(
     dir: &Path,
     test: &str,
@@ -233,7 +233,7 @@ pub async fn rerun(
     Ok(Finished { json, exit })
 }
 
-/// §11 on this checkout: the merge base with HEAD's changed test files laid over it must fail,
+/// Verification (docs/verification.md) on this checkout: the merge base with HEAD's changed test files laid over it must fail,
 /// HEAD must pass.
 pub async fn verify(
     dir: &Path,

@@ -131,7 +131,7 @@ pub struct Worktree {
 }
 
 impl Worktree {
-    /// Lays `files` as they are at `from` over this worktree (§11's base side).
+    /// Lays `files` as they are at `from` over this worktree (a verification's base side, docs/verification.md#what-runs).
     pub fn lay_over(&self, from: &str, files: &[String]) -> Result<(), String> {
         if files.is_empty() {
             return Ok(());

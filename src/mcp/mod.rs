@@ -1,4 +1,4 @@
-//! `repro-gate mcp`: the agent's tools (§12) as a Model Context Protocol server on stdin and
+//! `repro-gate mcp`: the agent's tools (docs/agents.md) as a Model Context Protocol server on stdin and
 //! stdout (JSON-RPC 2.0, the official SDK `rmcp`). Each tool returns the JSON the matching
 //! subcommand prints; the long ones send progress notifications and stop, removing their
 //! worktrees, when the request is cancelled or stdin closes. Nothing but JSON-RPC goes to stdout:

@@ -144,7 +144,7 @@ fn options(run: &RunParams, dir: &Path) -> Result<Options, String> {
 }
 
 fn read(path: &Path, what: &str) -> Result<String, String> {
-    crate::cli::input::read_text(&path.to_string_lossy(), what)
+    crate::local::input::read_text(&path.to_string_lossy(), what)
 }
 
 #[tool_router]
@@ -163,7 +163,7 @@ impl Tools {
                 },
             };
             match read(&file, "the reliability file")
-                .and_then(|t| crate::cli::lookup::lookup(&p.test, &t))
+                .and_then(|t| crate::local::lookup::lookup(&p.test, &t))
             {
                 Ok(l) => as_json(&l),
                 Err(e) => failed(e),

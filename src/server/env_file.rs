@@ -65,7 +65,7 @@ pub fn write(path: &Path, values: &[(&str, String)]) -> std::io::Result<()> {
         .unwrap_or_else(|| ".env".into());
     // A fresh name, created exclusively: a file or link placed there beforehand fails the
     // create instead of receiving the key.
-    let tmp = dir.join(format!(".{name}.{}.tmp", super::random::random_token(16)));
+    let tmp = dir.join(format!(".{name}.{}.tmp", crate::random::random_token(16)));
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create_new(true);
     #[cfg(unix)]

@@ -5,7 +5,6 @@ mod env_file;
 mod error;
 mod health;
 pub mod listen;
-pub mod random;
 pub mod results;
 pub mod setup;
 pub mod signature;
@@ -51,12 +50,11 @@ pub struct AppState {
     pub bodies: Arc<budget::BodyBudget>,
     /// The last job counts read for `/metrics`, and when.
     pub job_counts: Arc<tokio::sync::Mutex<Option<(std::time::Instant, crate::store::JobCounts)>>>,
-    /// The dashboard (§13), when an OAuth client is configured.
-    pub dashboard: Option<Arc<crate::dashboard::Dashboard>>,
 }
 
-/// Builds the router.
-pub fn router(state: AppState) -> Router {
+/// Builds the router: the service's own routes and `pages` (the dashboard's, with their own
+/// state), all under the same limits, timeouts and tracing.
+pub fn router(state: AppState, pages: Router) -> Router {
     Router::new()
         .route(
             "/api/github/webhooks",
@@ -71,7 +69,8 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(health::metrics))
         .route("/setup", get(setup::page))
         .route("/setup/callback", get(setup::callback))
-        .merge(crate::dashboard::router())
+        .with_state(state)
+        .merge(pages)
         .layer(CatchPanicLayer::new())
         // A body that trickles in is cut off; so is a request that takes too long in all.
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_READ_TIMEOUT))
@@ -96,5 +95,4 @@ pub fn router(state: AppState) -> Router {
             http::HeaderName::from_static("x-hub-signature-256"),
             http::HeaderName::from_static("x-hub-signature"),
         ]))
-        .with_state(state)
 }

@@ -1,5 +1,5 @@
 //! `POST /api/v1/results`: test results of a CI run from any CI, with an upload token of the
-//! repository (§4). The token is checked before the body is read; the body is streamed through
+//! repository (docs/service.md#http-metrics-and-logs). The token is checked before the body is read; the body is streamed through
 //! the parser (inflated when gzip), capped, and the run recorded once per run id and attempt.
 
 use std::collections::HashMap;
@@ -151,7 +151,7 @@ async fn accept(
         branches: history::default_branches(),
         url: q
             .get("url")
-            .filter(|u| crate::core::render::is_web_link(u))
+            .filter(|u| crate::core::markdown::is_web_link(u))
             .cloned(),
         pr: q
             .get("pr")

@@ -25,7 +25,7 @@ use serde_json::json;
 
 use super::AppState;
 use super::env_file;
-use super::random::random_token;
+use crate::random::random_token;
 
 /// How long a started flow may take.
 const STATE_TTL: Duration = Duration::from_secs(3600);

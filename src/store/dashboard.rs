@@ -1,4 +1,4 @@
-//! What the dashboard reads and keeps (§13): sign-in sessions, the default branch's
+//! What the dashboard reads and keeps (docs/dashboard.md): sign-in sessions, the default branch's
 //! reliability file as rows, one page of a repository's tests (sorted and filtered in SQL), tier
 //! changes, recent sessions and the gate's outcomes. A page reads one page of rows, never the
 //! whole history.
@@ -59,7 +59,7 @@ pub struct RepoSummary {
     pub trusted: u64,
     pub probation: u64,
     pub quarantined: u64,
-    /// By status (§13).
+    /// By status (docs/dashboard.md).
     pub broken: u64,
     pub flaky: u64,
     pub failed_once: u64,

@@ -23,7 +23,7 @@ pub struct NewSession<'a> {
     pub history: Option<(u64, u64)>,
     pub now_ms: i64,
     pub deadline_ms: i64,
-    /// A verification (§11): what it runs beyond §10's inputs.
+    /// A verification (docs/verification.md): what it runs beyond a rerun's inputs.
     pub verify: Option<NewVerify<'a>>,
     /// The workflow's `options` input (JSON: rerun.args, rerun.env, timeouts, verify.build).
     pub options: Option<&'a str>,
@@ -367,7 +367,7 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// The rerun (§10) sessions of a PR: (test, session id, comment id).
+    /// The rerun (docs/rerun.md) sessions of a PR: (test, session id, comment id).
     pub async fn pr_sessions(
         &self,
         repo: &str,

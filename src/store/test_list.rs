@@ -1,4 +1,4 @@
-//! A repository's tests as the dashboard lists them (§13): one page sorted, searched and
+//! A repository's tests as the dashboard lists them (docs/dashboard.md): one page sorted, searched and
 //! filtered in SQL (by tier, status, id substring and owner), the counts by tier and status,
 //! and one test with its failures. A page reads one page of rows, never every window.
 

@@ -1,4 +1,4 @@
-//! Quarantine tickets filed as issues (§10 `rerun.tickets: issue`): each test's issue.
+//! Quarantine tickets filed as issues (docs/rerun.md, `rerun.tickets: issue`): each test's issue.
 
 use super::Store;
 

@@ -1,4 +1,4 @@
-//! Whether a CI test command's failure stands (§7): a quarantined test still runs and is still
+//! Whether a CI test command's failure stands (docs/history.md#quarantine-that-holds-in-ci): a quarantined test still runs and is still
 //! recorded, but its failure alone does not fail the build. Anything else that went wrong (a
 //! failure of a trusted, probation or unlisted test, a test marked `broken`, a build error, a
 //! crash or a hang, a command that failed with no test failure to explain it) keeps the

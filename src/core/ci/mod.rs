@@ -1,4 +1,4 @@
-//! `repro-gate test -- CMD` (§2, §7), the pure part: what a CI test command's output says
+//! `repro-gate test -- CMD` (README.md#offline-commands-json-on-stdout-messages-on-stderr, docs/history.md#quarantine-that-holds-in-ci), the pure part: what a CI test command's output says
 //! ([`signs`]), whether its failure stands ([`excuse`]), what it tells people ([`summary`]),
 //! the results it records ([`junit_out`]) and the run they belong to ([`env`]).
 

@@ -3,7 +3,7 @@
 //! line as the output streams by, so the work is linear and the memory one line.
 
 use crate::core::failures::clean_line;
-use crate::core::runs::excerpt;
+use crate::core::markdown::excerpt;
 
 /// The first line of each kind of trouble the output showed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

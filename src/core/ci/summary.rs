@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::excuse::{Blocking, Decision, Excused, Problem, Standing, Stands};
-use crate::core::render;
+use crate::core::markdown;
 
 /// A name from a log, safe to print on a terminal.
 pub fn plain(s: &str) -> String {
@@ -124,9 +124,9 @@ pub fn terminal(d: &Decision, recorded: &[String]) -> String {
 fn md_excused(e: &Excused) -> String {
     format!(
         "| {} | quarantined | {} | {} |",
-        render::name(&e.test),
-        e.ticket.as_deref().map(render::md).unwrap_or_default(),
-        e.owner.as_deref().map(render::md).unwrap_or_default()
+        markdown::name(&e.test),
+        e.ticket.as_deref().map(markdown::md).unwrap_or_default(),
+        e.owner.as_deref().map(markdown::md).unwrap_or_default()
     )
 }
 
@@ -159,14 +159,14 @@ pub fn step_summary(d: &Decision, recorded: &[String]) -> String {
             let _ = writeln!(
                 s,
                 "| {} | {} |",
-                render::name(&b.test),
-                render::md(&stands(b))
+                markdown::name(&b.test),
+                markdown::md(&stands(b))
             );
         }
         s.push('\n');
     }
     for p in &d.problems {
-        let _ = writeln!(s, "- {}", render::md(&problem(p)));
+        let _ = writeln!(s, "- {}", markdown::md(&problem(p)));
     }
     if !d.problems.is_empty() {
         s.push('\n');
@@ -187,7 +187,7 @@ pub fn step_summary(d: &Decision, recorded: &[String]) -> String {
         if recorded.is_empty() {
             "Results not recorded (no `--upload` or `--out`).".to_string()
         } else {
-            format!("Results {}.", render::md(&recorded.join("; ")))
+            format!("Results {}.", markdown::md(&recorded.join("; ")))
         }
     );
     s

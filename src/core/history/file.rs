@@ -1,4 +1,4 @@
-//! Writing `.ci/test-reliability.yaml` from the history: the header of §9, the policy, and the
+//! Writing `.ci/test-reliability.yaml` from the history: the header (docs/history.md#the-reliability-file), the policy, and the
 //! tests ordered by tier then id. Strings are written as double-quoted scalars (JSON escaping is
 //! valid YAML), so people's notes come back byte for byte whatever they hold.
 
@@ -172,7 +172,7 @@ pub fn changes_text(changes: &[Change], markdown: bool) -> String {
             let _ = writeln!(
                 s,
                 "- {}: **{}** → **{}**: {}",
-                crate::core::render::name(&c.id),
+                crate::core::markdown::name(&c.id),
                 c.from,
                 c.to,
                 c.reason

@@ -1,4 +1,4 @@
-//! The history (§9): recorded CI results become each test's window, the windows become tiers
+//! The history (docs/history.md): recorded CI results become each test's window, the windows become tiers
 //! with hysteresis, and the tiers become `.ci/test-reliability.yaml`. Pure: no IO.
 
 pub mod file;

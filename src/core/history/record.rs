@@ -1,4 +1,4 @@
-//! Which results of a run count in the windows (§9): runs on the branches of `history.branches`
+//! Which results of a run count in the windows (docs/history.md): runs on the branches of `history.branches`
 //! (the default branch and the merge queue) count, except an outage (more than 80 % of at least
 //! 20 tests failing); on other branches (pull requests) only flakiness counts: a test that
 //! fails and passes on one commit SHA is one flaky result.

@@ -1,6 +1,6 @@
 //! Why the tier rule has hysteresis: a simulation of one test with a true failure rate, 20 runs
 //! a day for a year, recomputed nightly (each change taking effect at once), counting tier
-//! changes under the §9 rule (drop above the budget; climb only after a full window since the
+//! changes under the history's rule (docs/history.md) (drop above the budget; climb only after a full window since the
 //! last change at or below half the budget) and under a plain rule (the last window alone:
 //! drop above the budget, climb as soon as it is within it). Deterministic: seeded.
 

@@ -1,4 +1,4 @@
-//! A test's status beside its tier (§13): what a person fixing tests asks first. Read from four
+//! A test's status beside its tier (docs/dashboard.md): what a person fixing tests asks first. Read from four
 //! numbers kept beside each window, so that a page of 50,000 tests counts and sorts by status
 //! in SQL ([`STATUS_RANK_SQL`] is this same rule).
 

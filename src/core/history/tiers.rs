@@ -1,4 +1,4 @@
-//! The tier of each test from its window, with hysteresis (§9): a test drops one tier when its
+//! The tier of each test from its window, with hysteresis (docs/history.md): a test drops one tier when its
 //! window has at least `min_runs` runs and a failure rate above the flake budget; it climbs one
 //! tier only after a full window of runs since its last change at or below the recovery budget;
 //! a test failing its last `broken_after` runs is broken (a real failure, never quarantined by
@@ -245,7 +245,7 @@ mod tests {
 
     #[test]
     fn the_statistics_budget_numbers_hold() {
-        // STATISTICS.md: the 2 %-of-200 budget is exceeded at more than 4 failures in 200.
+        // The 2 %-of-200 budget (docs/history.md) is exceeded at more than 4 failures in 200.
         let four = window(&[(Counted::Pass, 196), (Counted::Fail, 4)]);
         assert_eq!(run(Tier::Trusted, &four, None).entry.tier, Tier::Trusted);
         let five = window(&[(Counted::Pass, 195), (Counted::Fail, 5)]);

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::marker;
 use super::stats::runs_to_see;
 use super::verdict::{Assessed, Count, Verdict, assess};
-use crate::core::render::{code, fenced, md, name};
+use crate::core::markdown::{code, fenced, md, name};
 use crate::core::tier::Standing;
 
 /// How a session started.

@@ -1,4 +1,4 @@
-//! The retry protocol (§10), pure: sessions and their run titles, the statistics of two rerun
+//! The retry protocol (docs/rerun.md), pure: sessions and their run titles, the statistics of two rerun
 //! counts, the verdict, and the comment that says it.
 
 pub mod comment;

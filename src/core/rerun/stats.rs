@@ -1,4 +1,4 @@
-//! The numbers behind a verdict (see `shared/spec/STATISTICS.md`): Wilson score intervals, the
+//! The numbers behind a verdict (docs/rerun.md#statistics): Wilson score intervals, the
 //! one-sided Fisher exact test, and how many runs would see a flake.
 
 /// z for a two-sided 95 % interval.
@@ -74,7 +74,7 @@ mod tests {
 
     #[test]
     fn fisher_matches_the_exact_values() {
-        // STATISTICS.md and the issue: 3/20 vs 3/20 → 0.67; 8/20 vs 0/20 → 0.0016.
+        // The figures in docs/rerun.md#statistics: 3/20 vs 3/20 → 0.67; 8/20 vs 0/20 → 0.0016.
         let p = fisher_one_sided(3, 20, 3, 20);
         assert!(close(p, 0.669_290, 0.000_001), "{p}");
         let p = fisher_one_sided(8, 20, 0, 20);
@@ -155,7 +155,7 @@ mod tests {
         assert_eq!(runs_to_see(0.15), Some(19));
         assert_eq!(runs_to_see(0.5), Some(5));
         assert_eq!(runs_to_see(1.0), Some(1));
-        // STATISTICS.md: a 1-in-7 flake shows in 20 runs; a 2 % flake needs about 149.
+        // docs/rerun.md#statistics: a 1-in-7 flake shows in 20 runs; a 2 % flake needs about 149.
         assert_eq!(runs_to_see(1.0 / 7.0), Some(20));
         assert_eq!(runs_to_see(0.02), Some(149));
         assert_eq!(runs_to_see(0.0), None);

@@ -1,7 +1,7 @@
-//! Quarantine tickets as issues (§10 `rerun.tickets: issue`): one issue per test, found again by
+//! Quarantine tickets as issues (docs/rerun.md, `rerun.tickets: issue`): one issue per test, found again by
 //! its marker, with the ticket text of the latest `not this change` session.
 
-use super::super::render::{code, fenced};
+use super::super::markdown::{code, fenced};
 
 /// The label every quarantine issue carries.
 pub const LABEL: &str = "flaky-test";

@@ -1,4 +1,4 @@
-//! The verdict of a finished session (§10), from the two counts.
+//! The verdict of a finished session (docs/rerun.md), from the two counts.
 
 use serde::Serialize;
 
@@ -116,7 +116,7 @@ mod tests {
             assess(c(20, 20), c(0, 20)).verdict,
             Verdict::ThisChangeMakesItFail
         );
-        // The boundary of STATISTICS.md: 5/20 vs 0/20 is significant, 4/20 is not.
+        // The boundary in docs/rerun.md#statistics: 5/20 vs 0/20 is significant, 4/20 is not.
         assert_eq!(
             assess(c(5, 20), c(0, 20)).verdict,
             Verdict::ThisChangeMakesItFail

@@ -12,6 +12,7 @@ mod tally;
 use serde::Serialize;
 
 use crate::core::failures::{Format, results_str};
+use crate::core::markdown::excerpt;
 use crate::core::test_ids::{Selection, matches};
 
 pub use capture::Capture;
@@ -298,20 +299,6 @@ pub fn first_error_line(output: &str) -> Option<String> {
         .find(|l| is_error(l) && !l.starts_with("error: test failed"))
         .or_else(|| output.lines().map(str::trim).rfind(|l| !l.is_empty()))
         .map(excerpt)
-}
-
-/// A line from a run, safe to show: control characters and backticks out, at most 200
-/// characters.
-pub fn excerpt(line: &str) -> String {
-    let mut out: String = line
-        .chars()
-        .map(|c| if c.is_control() || c == '`' { ' ' } else { c })
-        .take(200)
-        .collect();
-    if line.chars().count() > 200 {
-        out.push('…');
-    }
-    out.trim().to_string()
 }
 
 #[cfg(test)]

@@ -280,6 +280,4 @@ fn nothing_in_a_hostile_output_panics_or_leaks_markup() {
             let _ = judge(f, &sel("b"), "a::b", out, Ended::Exited(1));
         }
     }
-    assert_eq!(excerpt("a`b\u{1b}[31mc"), "a b [31mc");
-    assert_eq!(excerpt(&"x".repeat(500)).chars().count(), 201);
 }

@@ -12,7 +12,7 @@ use crate::core::lang::is_test_file;
 pub const MAX_TEST_LEN: usize = 300;
 /// Longest seed passed to the workflow.
 pub const MAX_SEED_LEN: usize = 64;
-/// Most test files laid over the merge base (§11).
+/// Most test files laid over the merge base (docs/verification.md).
 pub const MAX_TEST_FILES: usize = 100;
 
 /// What the description says reproduces the bug.
@@ -102,7 +102,7 @@ fn describe(c: char) -> String {
     if c.is_control() || c.is_whitespace() {
         format!("the character U+{:04X}", c as u32)
     } else {
-        crate::core::render::code(&c.to_string())
+        crate::core::markdown::code(&c.to_string())
     }
 }
 
@@ -192,7 +192,7 @@ pub fn test_files_for_base(files: &[FileChange]) -> Result<Vec<String>, String> 
         if !safe_path(&f.path) {
             return Err(format!(
                 "the test file {} has a path the workflow cannot take (only letters, digits and `._/@+-`, no `..`)",
-                crate::core::render::code(&f.path.chars().take(120).collect::<String>())
+                crate::core::markdown::code(&f.path.chars().take(120).collect::<String>())
             ));
         }
         if !out.contains(&f.path) {

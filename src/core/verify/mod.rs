@@ -1,4 +1,4 @@
-//! Verified reproduction (§11), pure: the claim a description makes (test, seed), whether it can
+//! Verified reproduction (docs/verification.md), pure: the claim a description makes (test, seed), whether it can
 //! be passed to the workflow safely, the test files laid over the merge base, the verdict of the
 //! two sides, the trace cross-check, and the text of each state.
 
@@ -10,7 +10,7 @@ pub mod verdict;
 pub use claim::{Claim, claim_of, test_files_for_base};
 pub use verdict::{Outcome, RunDetail, SideState, Verdict, assess};
 
-/// The `workflow_dispatch` inputs a verification needs beyond §10's (`tests_from` and `tests`
+/// The `workflow_dispatch` inputs a verification needs beyond a rerun's (`tests_from` and `tests`
 /// always; `seed` and `command` when the claim or the config uses them).
 pub const INPUTS: [&str; 4] = ["tests_from", "tests", "seed", "command"];
 

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{SessionView, SideState, Status, Verdict};
 use crate::core::config::VerifyMode;
-use crate::core::render::{code, md};
+use crate::core::markdown::{code, md};
 
 /// The workflow file to copy, in repro-gate's repository.
 pub const WORKFLOW_TEMPLATE: &str = "deploy/repro-gate-rerun.yml";

@@ -1,4 +1,4 @@
-//! The trace cross-check of §11: a race report is not rerun; its frames are compared with the
+//! The trace cross-check (docs/verification.md#traces): a race report is not rerun; its frames are compared with the
 //! files the PR changes (a path-suffix match: frames carry the runner's checkout prefix). With
 //! `verify.trace: required`, a report that names none of them does not count.
 

@@ -1,4 +1,4 @@
-//! The six verdicts of §11, from the two sides' runs of the claimed test.
+//! The six verdicts (docs/verification.md#verdicts), from the two sides' runs of the claimed test.
 
 use serde::Serialize;
 
