@@ -1,4 +1,4 @@
-//! The history at scale (§9): recording throughput, recomputing the file for 50,000 tests with
+//! The history at scale (docs/history.md): recording throughput, recomputing the file for 50,000 tests with
 //! 200-run windows, and memory as stored results grow. One core (a current-thread runtime).
 //!
 //!     cargo bench --bench history                                   # SQLite (a temp file)

@@ -1,4 +1,4 @@
-//! The dashboard (§13) over HTTP, as a browser without JavaScript uses it: off without a client
+//! The dashboard (docs/dashboard.md) over HTTP, as a browser without JavaScript uses it: off without a client
 //! id; the OAuth web flow with the state bound to this browser; the session cookie's flags;
 //! pages and JSON of a repository the visitor can read; 404 for one they cannot, and for the
 //! JSON signed out; sign-out. On SQLite and on Postgres.

@@ -40,7 +40,7 @@ fn deploy_yaml_and_json_files_parse() {
     );
 }
 
-/// The rerun workflow to copy (§10): dispatched with `sha`, `test`, `runs`, `session` (and
+/// The rerun workflow to copy (docs/rerun.md): dispatched with `sha`, `test`, `runs`, `session` (and
 /// `side`), named so repro-gate finds its session, one test run `runs` times with caches off
 /// for each runner, the report uploaded under the name repro-gate reads, and no input ever
 /// spliced into a shell line.
@@ -69,7 +69,7 @@ fn the_rerun_workflow_takes_the_inputs_as_data_and_uploads_its_report() {
             "options"
         ]
     );
-    // GitHub allows 25 inputs; 10 keeps the form usable by hand (§11).
+    // GitHub allows 25 inputs; 10 keeps the form usable by hand (docs/verification.md).
     assert!(inputs.as_object().expect("inputs").len() <= 10);
     assert_eq!(wf["permissions"]["contents"], "read");
     for s in steps_of(&wf) {

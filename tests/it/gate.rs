@@ -255,7 +255,7 @@ async fn config_comes_from_the_default_branch_and_errors_are_shown() {
         ".github/repro-gate.yml",
         "label: x\nlabels: y\n",
     );
-    // A config read is trusted for a minute (§6); the change applies after it.
+    // A config read is trusted for a minute (docs/configuration.md); the change applies after it.
     clock.advance_ms(61_000);
     fake.add_pr(
         REPO,

@@ -1,4 +1,4 @@
-//! The history (§9) end to end: a completed Actions run recorded from its artifact (or its job
+//! The history (docs/history.md) end to end: a completed Actions run recorded from its artifact (or its job
 //! log), once; uploads with a repository's token; the nightly file proposed by one pull request
 //! and not rewritten when nothing changed. On SQLite and on Postgres.
 

@@ -15,6 +15,7 @@ mod gate;
 mod github_client;
 mod history;
 mod intake;
+mod layout;
 mod local;
 mod mcp;
 mod metamorphic;

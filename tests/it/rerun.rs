@@ -1,4 +1,4 @@
-//! The retry protocol (§10) end to end: `/repro rerun` by who may, two dispatches of the
+//! The retry protocol (docs/rerun.md) end to end: `/repro rerun` by who may, two dispatches of the
 //! workflow this repository ships (`deploy/repro-gate-rerun.yml`), the session's one comment
 //! updated as each side completes, the verdict, the timeout, and automatic starts once per test
 //! and head.

@@ -1,4 +1,4 @@
-//! The dashboard as the place people fix flaky tests (§13): a page per test with its failures
+//! The dashboard as the place people fix flaky tests (docs/dashboard.md): a page per test with its failures
 //! (run, commit, branch or PR, message), statuses, search on the page and in the JSON, counts
 //! from the default branch's file on the index before any repository page was opened, merged
 //! tier changes apart from the history's proposals, gzip and the security headers. Over HTTP,

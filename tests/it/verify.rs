@@ -1,4 +1,4 @@
-//! Verified reproduction (§11) end to end: a PR whose description claims a forcing test gets its
+//! Verified reproduction (docs/verification.md) end to end: a PR whose description claims a forcing test gets its
 //! check `in_progress` while the gate runs the test on the merge base (with the PR's test file)
 //! and on the head through the shipped workflow; the runs' reports decide the check. A push
 //! starts a new session and the old one's late results change nothing; a restart carries a
