@@ -260,6 +260,115 @@ const OWN_BODIES: &[&str] = &[
     "Adds test_concurrent_put, which installs an instrumented sink that flags overlapping puts; it opens the window deterministically.\n",
 ];
 
+/// This project's own shapes of the kinds a rule must handle in general, each with the verdict
+/// a reviewer gives it, and the diff it is judged against when it names a test the diff adds.
+const OWN_KINDS: &[(&str, bool, Option<&str>)] = &[
+    // A seed as the argument of a simulator's or harness's command.
+    (
+        "Found by the simulator.\n\nReproduce: `./target/release/vopr 4419283377` (the seed) fails before the fix and passes after.\n",
+        true,
+        None,
+    ),
+    (
+        "The DST run with seed 8812331 finds it every time:\n\n```\nmake sim SIM_SEED=8812331\n```\n",
+        true,
+        None,
+    ),
+    (
+        "Seed: `zig build simulate -- 5550123777`\n\nFails on that seed before this change and passes after.\n",
+        true,
+        None,
+    ),
+    (
+        "DST_SEED=90817 just dst panics at step 300 without the fix, every run.\n",
+        true,
+        None,
+    ),
+    // A rate below every run is not deterministic, whatever the test's mechanism.
+    (
+        "`TestWritersOrdering` uses a barrier to line up the two writers. Before the fix it failed 3/50 runs under -race.\n",
+        false,
+        None,
+    ),
+    (
+        "`test_flush_race` installs a failpoint that delays the flush. Without the fix the hang shows up roughly 1 in 40 runs.\n",
+        false,
+        None,
+    ),
+    (
+        "TestEvictRace forces the eviction with a hook; before this change it hit the bug a handful of times in 500 runs.\n",
+        false,
+        None,
+    ),
+    (
+        "~2% of runs of TestPoolDrain hung before the fix; the test pauses the goroutine with a channel.\n",
+        false,
+        None,
+    ),
+    // A test the diff declares, named by its bare name.
+    (
+        "The loom test `drop_races_notify` explores every interleaving and finds the lost wakeup on the old code.\n",
+        true,
+        Some(
+            "diff --git a/tests/loom.rs b/tests/loom.rs\nnew file mode 100644\n--- /dev/null\n+++ b/tests/loom.rs\n@@ -0,0 +1,5 @@\n+#[test]\n+fn drop_races_notify() {\n+    loom::model(|| {\n+    });\n+}\n",
+        ),
+    ),
+    (
+        "shutdown_wakes_every_waiter parks both waiters on a barrier before the shutdown; it fails every time before this change.\n",
+        true,
+        Some(
+            "diff --git a/src/pool.rs b/src/pool.rs\n--- a/src/pool.rs\n+++ b/src/pool.rs\n@@ -90,2 +90,6 @@ mod tests {\n     use super::*;\n+    #[tokio::test]\n+    async fn shutdown_wakes_every_waiter() {\n+        let b = Barrier::new(2);\n+    }\n }\n",
+        ),
+    ),
+    (
+        "The new ReleaseRacesLookup test parks the reader at a sync point while the writer releases; it crashes on every run without the fix.\n",
+        true,
+        Some(
+            "diff --git a/db/pool_test.cc b/db/pool_test.cc\n--- a/db/pool_test.cc\n+++ b/db/pool_test.cc\n@@ -200,2 +200,5 @@\n }\n+TEST_F(PoolTest, ReleaseRacesLookup) {\n+  SyncPoint::GetInstance()->EnableProcessing();\n+}\n \n",
+        ),
+    ),
+];
+
+/// Each of this project's own kinds gets its verdict, and keeps it under every transformation.
+#[test]
+fn own_kinds_get_their_verdict_in_every_shape() {
+    let all = [
+        BodyT::Indent,
+        BodyT::Quote,
+        BodyT::Timestamp,
+        BodyT::LineNumbers,
+        BodyT::Crlf,
+        BodyT::BlankLines,
+        BodyT::Details,
+        BodyT::Heading(0),
+        BodyT::Heading(1),
+        BodyT::Heading(2),
+        BodyT::Rename,
+    ];
+    let mut wrong = Vec::new();
+    for (i, (body, expect, diff)) in OWN_KINDS.iter().enumerate() {
+        let files = diff.map(|d| parse_unified(d).expect("own diff parses"));
+        let v = check_body(body, files.as_deref());
+        if v.satisfied != *expect {
+            wrong.push(format!(
+                "case {i}: expected {expect}: {body:?} -> {:?}",
+                v.problems
+            ));
+            continue;
+        }
+        for t in all {
+            let changed_diff = match t {
+                BodyT::Rename => files.as_ref().map(|d| apply_diff(d, DiffT::Rename)),
+                _ => files.clone(),
+            };
+            if verdict(&apply_body(body, t), changed_diff.as_deref()) != *expect {
+                wrong.push(format!("case {i} under {t:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
 fn own_diffs() -> Vec<Vec<FileChange>> {
     let d = |text: &str| parse_unified(text).expect("own diff parses");
     vec![

@@ -77,6 +77,9 @@ struct DiffFacts {
     /// Identifiers in added lines of test code.
     idents: HashSet<String>,
     mechanisms: Vec<&'static str>,
+    /// Tests the added lines declare (`#[test] fn x`, `func TestX`, `def test_x`,
+    /// `TEST_F(Suite, Name)` as `Suite.Name` and `Name`).
+    declared: HashSet<String>,
 }
 
 /// A run of blocks under one heading (the whole body when it has none).
@@ -152,6 +155,33 @@ impl Doc {
         }
     }
 
+    /// A test the diff declares is a test named wherever its name stands in the text
+    /// (`notify_waiters_races_drop`, in whatever shape it has).
+    fn name_declared_tests(&mut self, declared: &HashSet<String>) {
+        if declared.is_empty() {
+            return;
+        }
+        for (bi, b) in self.blocks.iter().enumerate() {
+            for word in b
+                .text
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| declared.contains(*w))
+            {
+                let named = &mut self.tests[bi];
+                if !named.iter().any(|t| patterns::short_name(t) == word) {
+                    named.push(word.to_string());
+                }
+            }
+            let s = self.section_of[bi];
+            if self.sections[s].first_test.is_none() {
+                self.sections[s].first_test = self.tests[bi].first().cloned();
+            }
+        }
+        if self.first_test.is_none() {
+            self.first_test = self.tests.iter().flatten().next().cloned();
+        }
+    }
+
     /// The first test named in a block's section.
     fn section_test(&self, block: usize) -> Option<&String> {
         self.sections[self.section_of[block]].first_test.as_ref()
@@ -205,8 +235,11 @@ pub fn check_body(body: &str, diff: Option<&[FileChange]>) -> EvidenceVerdict {
 
 /// Judges a PR's title and description, optionally against its diff.
 pub fn check_pr(title: Option<&str>, body: &str, diff: Option<&[FileChange]>) -> EvidenceVerdict {
-    let doc = Doc::read(title, body);
     let facts = diff.map(diff_facts);
+    let mut doc = Doc::read(title, body);
+    if let Some(d) = &facts {
+        doc.name_declared_tests(&d.declared);
+    }
     let mut f = Findings::default();
     seeds_of(&doc, &mut f);
     traces_of(&doc, body, &mut f);
@@ -297,6 +330,7 @@ fn fields(blocks: &[Block]) -> Fields {
 fn diff_facts(files: &[FileChange]) -> DiffFacts {
     let mut idents = HashSet::new();
     let mut mechanisms = Vec::new();
+    let mut declared = HashSet::new();
     for f in files {
         let Some(patch) = f.patch.as_deref() else {
             continue;
@@ -318,7 +352,9 @@ fn diff_facts(files: &[FileChange]) -> DiffFacts {
         if !(test_file || defines_test) {
             continue;
         }
+        let mut attribute = false;
         for l in patch_lines(patch).filter(|l| l.kind == LineKind::Added) {
+            attribute = patterns::declared_tests(l.text, attribute, &mut declared);
             for word in l
                 .text
                 .split(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -335,7 +371,11 @@ fn diff_facts(files: &[FileChange]) -> DiffFacts {
             }
         }
     }
-    DiffFacts { idents, mechanisms }
+    DiffFacts {
+        idents,
+        mechanisms,
+        declared,
+    }
 }
 
 fn seeds_of(doc: &Doc, f: &mut Findings) {
@@ -591,6 +631,13 @@ fn interleavings_of(doc: &Doc, facts: Option<&DiffFacts>, f: &mut Findings) {
                 mech = m;
             }
         }
+        // A rate below every run ("about 4% of runs under stress") says the reproduction is
+        // not deterministic, whatever mechanism the test also uses; only an explicit claim of
+        // failing every run outweighs it.
+        let rate = section
+            .blocks
+            .iter()
+            .find_map(|&bi| patterns::stated_rate(&doc.blocks[bi].text));
         let in_repro = section.reproduction;
         if claim.is_none()
             && in_repro
@@ -631,6 +678,14 @@ fn interleavings_of(doc: &Doc, facts: Option<&DiffFacts>, f: &mut Findings) {
                 if claim.is_some() || (in_repro && declared) {
                     f.problem(Problem::test_not_in_diff(&test).at(line_no(b, 0)));
                 }
+                continue;
+            }
+            if let Some(r) = &rate
+                && claim
+                    .as_ref()
+                    .is_none_or(|(s, _, _)| *s != ClaimStrength::Deterministic)
+            {
+                f.problem(Problem::rate_not_deterministic(&test, r).at(line_no(b, 0)));
                 continue;
             }
             let Some((strength, said, _)) = claim.clone() else {

@@ -111,6 +111,52 @@ pub fn tests_in(text: &str) -> Vec<String> {
     found
 }
 
+re!(
+    declared_fn,
+    r"\bfn\s+([A-Za-z_]\w*)|\bfunc\s+((?:Test|Fuzz)\w*)\s*\(|\bdef\s+(test_\w*)\s*\(|\bTEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\)"
+);
+re!(
+    test_attribute,
+    r"#\[(?:\w+::)?test\b|#\[rstest\b|@Test\b|@ParameterizedTest\b"
+);
+
+/// The tests an added line declares, into `out`; `attribute` says the line before was a test
+/// attribute (`#[test]` above `fn x`). Returns whether this line leaves one pending. Names of at
+/// least 6 characters: short ones (`it`, `works`) would match prose.
+pub fn declared_tests(
+    line: &str,
+    attribute: bool,
+    out: &mut std::collections::HashSet<String>,
+) -> bool {
+    let marked = test_attribute().is_match(line);
+    let mut declared_here = false;
+    for c in declared_fn().captures_iter(line) {
+        if let Some(f) = c.get(1) {
+            if !(attribute || marked) {
+                continue;
+            }
+            declared_here = true;
+            push_declared(f.as_str(), out);
+        }
+        for i in [2, 3, 5] {
+            if let Some(m) = c.get(i) {
+                declared_here = true;
+                push_declared(m.as_str(), out);
+            }
+        }
+        if let (Some(suite), Some(name)) = (c.get(4), c.get(5)) {
+            out.insert(format!("{}.{}", suite.as_str(), name.as_str()));
+        }
+    }
+    (attribute || marked) && !declared_here
+}
+
+fn push_declared(name: &str, out: &mut std::collections::HashSet<String>) {
+    if name.len() >= 6 && out.len() < 10_000 {
+        out.insert(name.to_string());
+    }
+}
+
 fn looks_like_test_path(p: &str) -> bool {
     let last = p.rsplit("::").next().unwrap_or(p);
     let lower = p.to_ascii_lowercase();
@@ -224,7 +270,18 @@ re!(
 // forces the ordering.
 re!(
     fails_without_fix_re,
-    r"(?i)\b(?:without|before)\s+(?:the|this)\s+(?:fix|change|patch|commit)\b[^.\n]{0,60}?\b(?:fail(?:s|ed)?|panic(?:s|ked)?|crash(?:es|ed)?|hang(?:s)?|deadlock(?:s|ed)?|abort(?:s|ed)?|sees|reports|errors?|trips|asserts?)\b|\b(?:fail(?:s|ed)?|panic(?:s|ked)?|crash(?:es|ed)?|hangs|deadlocks)\s+(?:\w+\s+){0,6}?(?:before|without)\s+(?:the|this)\s+(?:fix|change|patch|commit)\b|\b(?:reproduce|trigger|expose|catche|hit)(?:s|d)?\s+(?:the|this)\s+(?:\w+\s+)?(?:issue|bug|problem|race|crash|deadlock|hang|regression|failure)\b|\bcaught\s+(?:the|this)\s+(?:issue|bug|problem|race|regression)\b|\bused\s+to\s+(?:fail|crash|hang|deadlock|panic|abort)\b"
+    r"(?i)\b(?:without|before)\s+(?:the|this)\s+(?:fix|change|patch|commit)\b[^.\n]{0,60}?\b(?:fail(?:s|ed)?|panic(?:s|ked)?|crash(?:es|ed)?|hang(?:s)?|deadlock(?:s|ed)?|abort(?:s|ed)?|sees|reports|errors?|trips|asserts?)\b|\b(?:fail(?:s|ed)?|panic(?:s|ked)?|crash(?:es|ed)?|hangs|deadlocks)\s+(?:\w+\s+){0,6}?(?:before|without)\s+(?:the|this)\s+(?:fix|change|patch|commit)\b|\b(?:reproduce|trigger|expose|catche|hit)(?:s|d)?\s+(?:the|this)\s+(?:\w+\s+)?(?:issue|bug|problem|race|crash|deadlock|hang|regression|failure)\b|\bcaught\s+(?:the|this)\s+(?:issue|bug|problem|race|regression)\b|\bused\s+to\s+(?:fail|crash|hang|deadlock|panic|abort)\b|\b(?:finds?|found|fails?|failed|reports?|detects?|catches|caught|panics?|deadlocks?|hangs?|crash(?:es)?)\b[^.\n]{0,80}?\b(?:on|with|against|in)\s+the\s+(?:old|previous|original|unfixed|buggy)\s+(?:code|version|implementation)\b|\b(?:on|with|against)\s+the\s+(?:old|previous|original|unfixed|buggy)\s+(?:code|version|implementation)\b[^.\n]{0,40}?\b(?:fails?|panics?|deadlocks?|hangs?|crash(?:es)?|aborts?)\b"
+);
+// A reproduction stated as a rate below every run: "in about 4% of runs", "1 in 50", "3/20
+// runs", "a handful of times". Whatever mechanism the test also uses, it is not deterministic.
+re!(
+    rate_re,
+    r"(?i)(?:~\s*|\b)(\d{1,2}(?:\.\d+)?)\s*%|\b(\d+)\s+(?:in|out\s+of)\s+(?:every\s+)?(\d+)\b|\b(\d+)\s*/\s*(\d+)\s+(?:of\s+(?:the\s+)?)?(?:runs?|iterations?|attempts?|tries|repeats?|repetitions?|times)\b|\ba\s+(?:handful|few|couple)\s+(?:of\s+)?times\b"
+);
+// What a rate is a rate of: the bug showing, before the change.
+re!(
+    rate_of_failure_re,
+    r"(?i)\b(?:reproduc\w*|repro|fail\w*|hang\w*|hung|crash\w*|deadlock\w*|panic\w*|hit|hits|trigger\w*|happen\w*|occur\w*|flak\w*|shows?\s+up|manifest\w*)\b"
 );
 // Words that take a claim back: "would usually still pass", "sometimes", "intermittently".
 re!(
@@ -347,6 +404,38 @@ pub fn deterministic_claim(text: &str) -> Option<String> {
             }
         }
         if !fractional {
+            return Some(c[0].trim().to_string());
+        }
+    }
+    None
+}
+
+/// A rate of failing below every run, as the text states it ("about 4% of runs", "1 in 50"), in
+/// a sentence about the bug showing and not only about the code after the change.
+pub fn stated_rate(text: &str) -> Option<String> {
+    let flat = text.replace('\n', " ");
+    for c in rate_re().captures_iter(&flat) {
+        let whole = c.get(0).map_or(0..0, |m| m.range());
+        let below_every_run = match (c.get(1), c.get(2), c.get(4)) {
+            (Some(pct), _, _) => pct
+                .as_str()
+                .parse::<f64>()
+                .is_ok_and(|p| p > 0.0 && p < 100.0),
+            (_, Some(a), _) | (_, _, Some(a)) => {
+                let b = c.get(3).or(c.get(5));
+                let (a, b) = (
+                    a.as_str().parse::<u64>(),
+                    b.map(|b| b.as_str().parse::<u64>()),
+                );
+                matches!((a, b), (Ok(a), Some(Ok(b))) if a > 0 && a < b)
+            }
+            _ => true,
+        };
+        if !below_every_run {
+            continue;
+        }
+        let sentence = sentence_around(&flat, whole.start);
+        if rate_of_failure_re().is_match(sentence) && !only_after(sentence) {
             return Some(c[0].trim().to_string());
         }
     }

@@ -101,6 +101,15 @@ impl Problem {
         )
     }
 
+    pub fn rate_not_deterministic(test: &str, rate: &str) -> Problem {
+        p(
+            "rate-not-deterministic",
+            format!(
+                "`{test}` is said to fail at a rate ({rate}), not on every run: a test that forces the ordering (or a seed that drives it) fails every time before this change. State that, e.g. `base: fails 100/100`."
+            ),
+        )
+    }
+
     pub fn no_mechanism(test: &str) -> Problem {
         p(
             "no-forcing-mechanism",

@@ -98,6 +98,29 @@ re!(
 );
 re!(target_pytest, r"\bpytest\s+(?:-\S+\s+)*(\S+\.py(?:::\S+)?)");
 
+// What a simulator's or harness's command line runs, when it is not a test runner's: `make dst`,
+// `zig build vopr`, `just sim`, `./scripts/sim run`, `bin/fuzz`. Only for a seed on that line.
+re!(
+    target_harness,
+    r"(?:^|[\s`'\x22(:])(?:(make|just)\s+(?:-\S+\s+)*([A-Za-z][\w.:-]*)|(zig\s+build)\s+([A-Za-z][\w-]*)|((?:\.{1,2}/|(?:scripts?|bin|tools?)/)[\w./-]*\w)(?:\s+([a-z][\w-]*))?)"
+);
+// A seed standing as a command's own argument: `./sim run -- 7716049265518203311`.
+re!(
+    positional_seed,
+    r"(?:^|\s)(\d{6,}|0x[0-9a-fA-F]{6,})(?:$|[\s`'\x22),;])"
+);
+
+/// What a harness command on `line` runs (`make dst`, `./scripts/sim run`), if it is one.
+fn harness_target(line: &str) -> Option<String> {
+    let c = target_harness().captures(line)?;
+    let parts: Vec<&str> = (1..=6)
+        .filter_map(|i| c.get(i))
+        .map(|m| m.as_str())
+        .collect();
+    let t = parts.join(" ");
+    (!is_placeholder(&t)).then_some(t)
+}
+
 /// What a command line on `line` runs, if it is one.
 pub fn command_target(line: &str) -> Option<String> {
     for re in [
@@ -120,7 +143,7 @@ pub fn command_target(line: &str) -> Option<String> {
 /// Scheduling seeds on one line (a shuffle seed is not one: see [`shuffle_seeds`]).
 pub fn seeds_on(line: &str, out: &mut Vec<SeedHit>) {
     let start = out.len();
-    let target = command_target(line);
+    let target = command_target(line).or_else(|| harness_target(line));
     let target = &target;
     let mut push = |form: &'static str, v: &str, target: Option<String>| {
         // A free-form seed has digits (`7311`, `0x5eed`); `seed: initial_data` is data. Tool
@@ -164,6 +187,13 @@ pub fn seeds_on(line: &str, out: &mut Vec<SeedHit>) {
     if target.is_some() {
         for c in short_seed_flag().captures_iter(line) {
             push("simulator seed (-s)", &c[1], target.clone());
+        }
+    }
+    // A seed given as the command's own argument, on a line that says it is one (`Seed:
+    // ./scripts/sim run -- 7716049265518203311`).
+    if target.is_some() && line.to_ascii_lowercase().contains("seed") {
+        for c in positional_seed().captures_iter(line) {
+            push("simulator seed (argument)", &c[1], target.clone());
         }
     }
     for c in file_then_seed().captures_iter(line) {
@@ -236,6 +266,27 @@ mod tests {
             [("309473476".to_string(), Some("Restart.toml".to_string()))]
         );
         assert!(seeds("bumped Cargo.toml seed 12345").is_empty());
+    }
+
+    #[test]
+    fn a_harness_command_with_its_seed_drives_that_run() {
+        assert_eq!(
+            seeds("Seed: ./scripts/sim run --release -- 7716049265518203311"),
+            [(
+                "7716049265518203311".to_string(),
+                Some("./scripts/sim run".to_string())
+            )]
+        );
+        assert_eq!(
+            seeds("`make dst DST_SEED=3391877260 DST_STEPS=50000` panics at step 41872"),
+            [("3391877260".to_string(), Some("make dst".to_string()))]
+        );
+        assert_eq!(
+            seeds("seed 90210777: zig build vopr -- 90210777"),
+            [("90210777".to_string(), Some("zig build vopr".to_string()))]
+        );
+        // A number on a command line that does not speak of a seed is not one.
+        assert!(seeds("./bin/server --port 8080 --max 1000000").is_empty());
     }
 
     #[test]
