@@ -314,6 +314,9 @@ fn classify_file(
                 return (false, Vec::new());
             }
             scan_patch(path, language, patch, sync_only, &mut reasons);
+            if reasons.is_empty() {
+                moved_across_sync(path, language, patch, &mut reasons);
+            }
             let counted = reasons.iter().any(|r| r.rule != RULE_NO_PATCH);
             (counted, reasons)
         }
@@ -442,6 +445,47 @@ fn scan_patch(path: &str, language: Lang, patch: &str, sync_only: bool, reasons:
             if reasons.len() - start >= MAX_REASONS_PER_FILE {
                 return;
             }
+        }
+    }
+}
+
+/// Statements moved across a synchronization point that stands on a context line (a lock
+/// taken, a guard's scope): the moved code changed which side of it it runs on.
+fn moved_across_sync(path: &str, language: Lang, patch: &str, reasons: &mut Vec<Reason>) {
+    let Some(rules) = engine().get(&language) else {
+        return;
+    };
+    let sync_point = |text: &str| -> Option<&'static str> {
+        let subject = text.as_bytes();
+        rules
+            .prefilter
+            .find_overlapping_iter(subject)
+            .flat_map(|m| rules.by_anchor[m.pattern().as_usize()].iter())
+            .map(|&idx| &rules.rules[idx])
+            .find(|(_, re, unless)| {
+                re.is_match(subject) && !unless.as_ref().is_some_and(|u| u.is_match(subject))
+            })
+            .map(|(name, _, _)| *name)
+    };
+    let mut found = super::statements::moved_across_sync(patch_lines(patch), sync_point);
+    if language == Lang::Rust {
+        found.extend(super::statements::orderings_in_atomic_calls(patch_lines(
+            patch,
+        )));
+    }
+    for m in found {
+        reasons.push(Reason {
+            file: path.to_string(),
+            line: m.line,
+            rule: if m.rule == "rust.atomic" {
+                m.rule.to_string()
+            } else {
+                format!("{}.moved-across", m.rule)
+            },
+            text: clip(m.text),
+        });
+        if reasons.len() >= MAX_REASONS_PER_FILE {
+            return;
         }
     }
 }

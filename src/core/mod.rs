@@ -21,6 +21,7 @@ pub mod rerun;
 pub mod rules;
 pub mod runs;
 pub mod shell;
+pub mod statements;
 pub mod test_ids;
 pub mod tier;
 pub mod verdict;

@@ -152,6 +152,16 @@ pub const RULES: &[Rule] = &[
         pattern: r"\bAtomic(?:Bool|Usize|Isize|U8|U16|U32|U64|U128|I8|I16|I32|I64|I128|Ptr|Cell|RefCell|Waker)\b|\b(?:atomic::)?Ordering::(?:SeqCst|Acquire|Release|AcqRel|Relaxed)\b|\b(?:compiler_)?fence\s*\(|\.load_consume\s*\(",
     },
     Rule {
+        // `AcqRel` and `SeqCst` name nothing but a memory ordering, imported bare or not
+        // (`Relaxed`, `Acquire` and `Release` alone could be any enum's variants: those count
+        // inside an atomic call, see `statements::orderings_in_atomic_calls`).
+        name: "rust.memory-ordering",
+        langs: &[Rust],
+        anchors: &["AcqRel", "SeqCst"],
+        unless: None,
+        pattern: r"(?:^|[^:\w])(?:AcqRel|SeqCst)\b",
+    },
+    Rule {
         name: "rust.thread-spawn",
         langs: &[Rust],
         anchors: &["thread::", "spawn_scoped", "thread::Builder"],

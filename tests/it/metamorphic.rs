@@ -369,6 +369,77 @@ fn own_kinds_get_their_verdict_in_every_shape() {
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
 
+/// This project's own shapes of the kinds of change a rule must handle in general (the token
+/// and the call or lock it belongs to on different lines), each with a reviewer's verdict.
+const OWN_KIND_DIFFS: &[(&str, bool)] = &[
+    // Statements moved under a lock that is a context line, or out of a guarded scope.
+    (
+        "diff --git a/q/queue.go b/q/queue.go\n--- a/q/queue.go\n+++ b/q/queue.go\n@@ -10,6 +10,6 @@ func (q *Queue) Push(x int) {\n-\tq.items = append(q.items, x)\n \tq.mu.Lock()\n+\tq.items = append(q.items, x)\n \tq.mu.Unlock()\n }\n",
+        true,
+    ),
+    (
+        "diff --git a/src/Cache.java b/src/Cache.java\n--- a/src/Cache.java\n+++ b/src/Cache.java\n@@ -20,6 +20,6 @@ class Cache {\n   void put(K k, V v) {\n+    evictIfFull();\n     synchronized (lock) {\n-      evictIfFull();\n       map.put(k, v);\n     }\n",
+        true,
+    ),
+    (
+        "diff --git a/src/registry.cc b/src/registry.cc\n--- a/src/registry.cc\n+++ b/src/registry.cc\n@@ -30,6 +30,6 @@ void Registry::Drop(int id) {\n-  Entry* e = Lookup(id);\n   std::lock_guard<std::mutex> g(mu_);\n+  Entry* e = Lookup(id);\n   entries_.erase(e);\n }\n",
+        true,
+    ),
+    // Moved, but across no synchronization point.
+    (
+        "diff --git a/q/queue.go b/q/queue.go\n--- a/q/queue.go\n+++ b/q/queue.go\n@@ -10,5 +10,5 @@ func (q *Queue) Len() int {\n-\tn := len(q.items)\n \tlog.Debug(\"len\")\n+\tn := len(q.items)\n \treturn n\n",
+        false,
+    ),
+    // A bare memory ordering inside an atomic call whose head is a context line.
+    (
+        "diff --git a/src/flag.rs b/src/flag.rs\n--- a/src/flag.rs\n+++ b/src/flag.rs\n@@ -5,5 +5,5 @@ impl Flag {\n         self.bits.fetch_or(\n             mask,\n-            Relaxed,\n+            Release,\n         );\n",
+        true,
+    ),
+    (
+        "diff --git a/src/seq.rs b/src/seq.rs\n--- a/src/seq.rs\n+++ b/src/seq.rs\n@@ -5,4 +5,4 @@ impl Seq {\n         let v = self.n.load(\n-            Relaxed);\n+            Acquire);\n         v\n",
+        true,
+    ),
+    (
+        "diff --git a/src/slot.rs b/src/slot.rs\n--- a/src/slot.rs\n+++ b/src/slot.rs\n@@ -5,6 +5,6 @@ impl Slot {\n         match self.state.compare_exchange(\n             EMPTY,\n             FULL,\n-            Acquire,\n+            SeqCst,\n             Relaxed,\n",
+        true,
+    ),
+    // `Release` as another enum's variant.
+    (
+        "diff --git a/src/channel.rs b/src/channel.rs\n--- a/src/channel.rs\n+++ b/src/channel.rs\n@@ -3,5 +3,6 @@ pub enum Channel {\n     Nightly,\n     Beta,\n+    Release,\n }\n fn pick(c: Channel) -> &'static str {\n",
+        false,
+    ),
+];
+
+/// Each of this project's own kinds of change gets its verdict, and keeps it under every
+/// transformation.
+#[test]
+fn own_kinds_of_change_get_their_verdict_in_every_shape() {
+    let all = [
+        DiffT::ReorderHunks,
+        DiffT::SplitCall,
+        DiffT::Crlf,
+        DiffT::Rename,
+    ];
+    let mut wrong = Vec::new();
+    for (i, (text, expect)) in OWN_KIND_DIFFS.iter().enumerate() {
+        let files = parse_unified(text).expect("own diff parses");
+        let got = classify(&files, &config());
+        if got.concurrency != *expect {
+            wrong.push(format!(
+                "case {i}: expected {expect}, got {:?}",
+                got.reasons
+            ));
+            continue;
+        }
+        for t in all {
+            if classify(&apply_diff(&files, t), &config()).concurrency != *expect {
+                wrong.push(format!("case {i} under {t:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
 fn own_diffs() -> Vec<Vec<FileChange>> {
     let d = |text: &str| parse_unified(text).expect("own diff parses");
     vec![
