@@ -51,47 +51,110 @@ pub fn moved_across_sync<'a>(
     out
 }
 
+/// One statement of a hunk's side: its text with the lines it spans joined, where it starts
+/// and ends, and whether every line of it was removed (or every one added).
+struct Statement {
+    text: String,
+    first: usize,
+    last: usize,
+    kind: LineKind,
+}
+
+/// The statements of one side of a hunk (`Added` or `Removed`, with the context lines both
+/// sides share), continuation lines joined: `x = append(` and `x, c)` are `x = append(x, c)`.
+fn statements_of(hunk: &[PatchLine<'_>], side: LineKind) -> Vec<Statement> {
+    let open_end = |t: &str| {
+        t.ends_with([
+            '(', '[', ',', '+', '-', '*', '/', '%', '&', '|', '=', '<', '>', '.', '?', ':', '\\',
+        ])
+    };
+    let mut out = Vec::new();
+    let mut cur: Option<Statement> = None;
+    let mut depth = 0i64;
+    for (i, l) in hunk.iter().enumerate() {
+        if l.kind != side && l.kind != LineKind::Context {
+            continue;
+        }
+        let t = l.text.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let continues = cur.is_some();
+        let st = cur.get_or_insert_with(|| Statement {
+            text: String::new(),
+            first: i,
+            last: i,
+            kind: l.kind,
+        });
+        if continues {
+            let tight = st.text.ends_with(['(', '[']) || t.starts_with([')', ']', ',', '.']);
+            if !tight {
+                st.text.push(' ');
+            }
+            if st.kind != l.kind {
+                st.kind = LineKind::Context;
+            }
+        }
+        st.text.push_str(t);
+        st.last = i;
+        depth += t.matches(['(', '[']).count() as i64 - t.matches([')', ']']).count() as i64;
+        if depth <= 0 && !open_end(t) {
+            depth = 0;
+            if let Some(done) = cur.take() {
+                out.push(done);
+            }
+        }
+        if out.len() + usize::from(cur.is_some()) > 10_000 {
+            break;
+        }
+    }
+    out.extend(cur);
+    out
+}
+
 fn moved_in_hunk<'a>(
     hunk: &[PatchLine<'a>],
     sync_point: &impl Fn(&str) -> Option<&'static str>,
 ) -> Option<Moved<'a>> {
+    // A move needs a removed line, an added line and a context line between them.
+    let has = |k: LineKind| hunk.iter().any(|l| l.kind == k);
+    if !(has(LineKind::Removed) && has(LineKind::Added) && has(LineKind::Context)) {
+        return None;
+    }
+    let removed_side = statements_of(hunk, LineKind::Removed);
     let mut removed: HashMap<&str, usize> = HashMap::new();
-    for (i, l) in hunk.iter().enumerate() {
-        if l.kind == LineKind::Removed
-            && let Some(t) = statement(l.text)
-        {
-            removed.entry(t).or_insert(i);
+    for st in &removed_side {
+        if st.kind == LineKind::Removed && statement(&st.text).is_some() {
+            removed.entry(st.text.as_str()).or_insert(st.first);
         }
     }
     if removed.is_empty() {
         return None;
     }
-    // The context lines that are synchronization points, in order (found once).
-    let points: Vec<(usize, &'static str)> = hunk
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| l.kind == LineKind::Context && statement(l.text).is_some())
-        .filter_map(|(i, l)| sync_point(l.text).map(|r| (i, r)))
-        .collect();
-    if points.is_empty() {
-        return None;
-    }
-    for (i, l) in hunk.iter().enumerate() {
-        if l.kind != LineKind::Added {
+    // The context lines that are synchronization points, found once and only when a
+    // statement moved.
+    let mut points: Option<Vec<(usize, &'static str)>> = None;
+    for st in statements_of(hunk, LineKind::Added) {
+        if st.kind != LineKind::Added || statement(&st.text).is_none() {
             continue;
         }
-        let Some(t) = statement(l.text) else {
+        let Some(&r) = removed.get(st.text.as_str()) else {
             continue;
         };
-        let Some(&r) = removed.get(t) else {
-            continue;
-        };
-        let (lo, hi) = (r.min(i), r.max(i));
+        let (lo, hi) = (r.min(st.first), r.max(st.last));
+        let points = points.get_or_insert_with(|| {
+            hunk.iter()
+                .enumerate()
+                .filter(|(_, l)| l.kind == LineKind::Context && statement(l.text).is_some())
+                .filter_map(|(i, l)| sync_point(l.text).map(|r| (i, r)))
+                .collect()
+        });
         if let Some(&(_, rule)) = points.iter().find(|(p, _)| *p > lo && *p < hi) {
+            let l = &hunk[st.first];
             return Some(Moved {
                 line: l.line,
                 rule,
-                text: t,
+                text: l.text.trim(),
             });
         }
     }
@@ -130,12 +193,15 @@ pub fn orderings_in_atomic_calls<'a>(lines: impl Iterator<Item = PatchLine<'a>>)
                 text: t,
             });
         }
+        if new_depth == 0 && old_depth == 0 && !t.contains('(') {
+            continue;
+        }
         let opens = t.matches('(').count() as i64;
         let closes = t.matches(')').count() as i64;
         let step = |d: i64| -> i64 {
             if d > 0 {
                 (d + opens - closes).max(0)
-            } else if HEADS.iter().any(|h| t.contains(h)) {
+            } else if opens > closes && HEADS.iter().any(|h| t.contains(h)) {
                 (opens - closes).max(0)
             } else {
                 0
@@ -226,6 +292,13 @@ mod tests {
         // After the call closes, a bare word is not its argument.
         let after = "@@ -1,4 +1,4 @@\n     x.load(Acquire);\n     let v = vec![\n+        Release,\n     ];\n";
         assert!(orderings(after).is_empty());
+    }
+
+    #[test]
+    fn a_fragment_of_a_longer_statement_is_not_a_move() {
+        // `it);` ends two different calls split over lines; the lock is between them.
+        let split = "@@ -1,8 +1,9 @@\n-\tdo_remove(\n-\t    it);\n \tif (locked) {\n+\t    do_remove(\n+\t        it);\n \t    p.mu.Unlock()\n+\t} else {\n+\t    other(\n+\t        it);\n";
+        assert!(moved(split).is_empty());
     }
 
     #[test]

@@ -223,8 +223,93 @@ pub fn matches(sel: &Selection, id: &str, r: &TestResult) -> bool {
     same_test(id, &r.test.id()) || same_test(&sel.name, &r.test.id())
 }
 
+/// The words a declaration of test `id` holds, in any of the forms the test goes by: the
+/// function (`RequestQueuedDuringSwitch` of `DBFlushRaceTest.RequestQueuedDuringSwitch` and of
+/// `CacheEraseRace/LRUCacheTest.EraseDuringLookup/0`'s `EraseDuringLookup`), `TestX` of
+/// `example.com/m/pkg.TestX` and of `TestX/sub`, `test_x` of `tests.test_a.K.test_x` and of
+/// `a.py::test_x[4]`, `checkoutWakesWaiter` of `pkg.PoolTest#checkoutWakesWaiter`, and the words
+/// of a jest title (`wakes a waiter` of `pool › checkout › wakes a waiter`). A diff declares the
+/// test when its added lines hold every one.
+pub fn declared_words(id: &str) -> Vec<&str> {
+    if let Some((_, title)) = id.rsplit_once('\u{203a}') {
+        return title.split_whitespace().collect();
+    }
+    let name = id.rsplit("::").next().unwrap_or(id);
+    let name = name.split('[').next().unwrap_or(name);
+    let name = name.rsplit('#').next().unwrap_or(name);
+    // `Prefix/Suite.Name/0`, `example.com/m/pkg.TestX`: the last part with a `.` names it;
+    // `TestX/sub`: the first part.
+    let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
+    let part = parts
+        .iter()
+        .rev()
+        .find(|p| p.contains('.') && !p.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .or(parts.first())
+        .copied()
+        .unwrap_or(name);
+    let last = part.rsplit('.').next().unwrap_or(part);
+    if last.is_empty() {
+        Vec::new()
+    } else {
+        vec![last]
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::declared_words;
+
+    #[test]
+    fn every_form_a_test_goes_by_names_the_words_of_its_declaration() {
+        for (id, words) in [
+            (
+                "DBFlushRaceTest.RequestQueuedDuringSwitch",
+                vec!["RequestQueuedDuringSwitch"],
+            ),
+            (
+                "db/db_flush_race_test::DBFlushRaceTest.RequestQueuedDuringSwitch",
+                vec!["RequestQueuedDuringSwitch"],
+            ),
+            (
+                "CacheEraseRace/LRUCacheTest.EraseDuringLookup/0",
+                vec!["EraseDuringLookup"],
+            ),
+            (
+                "services/pool::TestCheckoutWakeupOrdering",
+                vec!["TestCheckoutWakeupOrdering"],
+            ),
+            (
+                "example.com/acme/services/pool.TestCheckoutWakeupOrdering",
+                vec!["TestCheckoutWakeupOrdering"],
+            ),
+            ("services/pool::TestCheckout/drained", vec!["TestCheckout"]),
+            (
+                "tests/bounded.rs::forget_blocked_sender",
+                vec!["forget_blocked_sender"],
+            ),
+            ("sync::notify::tests::wakes_all", vec!["wakes_all"]),
+            (
+                "tests.test_lock.TestRWLock.test_cancelled_waiter",
+                vec!["test_cancelled_waiter"],
+            ),
+            (
+                "tests/test_queue.py::test_drain[4-threads]",
+                vec!["test_drain"],
+            ),
+            (
+                "com.acme.pool.PoolTest#checkoutWakesWaiter",
+                vec!["checkoutWakesWaiter"],
+            ),
+            ("PoolTest.checkoutWakesWaiter", vec!["checkoutWakesWaiter"]),
+            (
+                "pool \u{203a} checkout \u{203a} wakes a waiter",
+                vec!["wakes", "a", "waiter"],
+            ),
+        ] {
+            assert_eq!(declared_words(id), words, "{id}");
+        }
+    }
+
     use super::*;
 
     fn layout() -> CargoLayout {

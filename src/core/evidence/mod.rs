@@ -378,6 +378,12 @@ fn diff_facts(files: &[FileChange]) -> DiffFacts {
     }
 }
 
+/// Whether the diff's added test code holds every word of the test's declaration.
+fn declared_in(idents: &HashSet<String>, test: &str) -> bool {
+    let words = crate::core::test_ids::declared_words(test);
+    !words.is_empty() && words.iter().all(|w| idents.contains(*w))
+}
+
 fn seeds_of(doc: &Doc, f: &mut Findings) {
     // Shuffle values first: a seed line that copies one is still a test-order seed.
     let mut shuffles: Vec<String> = Vec::new();
@@ -673,7 +679,7 @@ fn interleavings_of(doc: &Doc, facts: Option<&DiffFacts>, f: &mut Findings) {
         for (test, bi) in candidates {
             let b = &doc.blocks[bi];
             if let Some(d) = facts
-                && !d.idents.contains(patterns::short_name(&test))
+                && !declared_in(&d.idents, &test)
             {
                 if claim.is_some() || (in_repro && declared) {
                     f.problem(Problem::test_not_in_diff(&test).at(line_no(b, 0)));
