@@ -112,6 +112,19 @@ pub async fn settle(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
         why.push_str("; ");
         why.push_str(r);
     }
+    // The runs the verdict was read from: the ones each side is bound to, and no other.
+    let bound = |which: Side| {
+        row.sides
+            .iter()
+            .find(|s| s.side == which.as_str())
+            .and_then(|s| s.run_id)
+            .map_or_else(|| "none".to_string(), |id| id.to_string())
+    };
+    why.push_str(&format!(
+        "; runs: merge base {}, head {}",
+        bound(Side::Base),
+        bound(Side::Branch)
+    ));
     let claim = match (&view.claim.test, &view.claim.seed) {
         (Some(t), Some(s)) => format!("{t} seed {s}"),
         (Some(t), None) => t.clone(),

@@ -4,8 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{CallToolResult, Implementation, JsonObject, ServerCapabilities, ServerConfig};
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use serde_json::{Value, json};
@@ -54,6 +53,18 @@ pub struct Tools {
 
 fn failed(message: impl Into<String>) -> CallToolResult {
     CallToolResult::structured_error(json!({ "error": message.into() }))
+}
+
+/// A tool's arguments, read by the tool: a missing or mistyped one is a result with
+/// `{"error": …}` that says which (the agent reads it and calls again), not a protocol error.
+fn arguments<T: serde::de::DeserializeOwned>(args: JsonObject) -> Result<T, CallToolResult> {
+    serde_json::from_value(Value::Object(args)).map_err(|e| failed(format!("the arguments: {e}")))
+}
+
+/// A tool's `inputSchema`, from its arguments' type.
+fn schema<T: schemars::JsonSchema + std::any::Any>() -> Arc<JsonObject> {
+    rmcp::handler::server::common::schema_for_input::<T>()
+        .unwrap_or_else(|_| rmcp::handler::server::common::schema_for_empty_input())
 }
 
 fn done(value: Value) -> CallToolResult {
@@ -151,8 +162,14 @@ fn read(path: &Path, what: &str) -> Result<String, String> {
 impl Tools {
     #[tool(
         description = "A test's reliability tier (trusted, probation, quarantined), its stats, owner and ticket, and what to do about a failure of it, from the repository's reliability file. Call it before reasoning about any failing test."
+,
+        input_schema = schema::<LookupParams>()
     )]
-    async fn lookup_test(&self, Parameters(p): Parameters<LookupParams>) -> CallToolResult {
+    async fn lookup_test(&self, args: JsonObject) -> CallToolResult {
+        let p: LookupParams = match arguments(args) {
+            Ok(p) => p,
+            Err(e) => return e,
+        };
         let dir = self.dir_of(p.dir.as_deref());
         Self::blocking(move || {
             let file = match p.file {
@@ -174,11 +191,14 @@ impl Tools {
 
     #[tool(
         description = "Whether a PR description holds a deterministic reproduction the gate accepts (a seed with its test, a forcing interleaving test, or a race/trace report), with the evidence found and the problems with near misses."
+,
+        input_schema = schema::<CheckDescriptionParams>()
     )]
-    async fn check_description(
-        &self,
-        Parameters(p): Parameters<CheckDescriptionParams>,
-    ) -> CallToolResult {
+    async fn check_description(&self, args: JsonObject) -> CallToolResult {
+        let p: CheckDescriptionParams = match arguments(args) {
+            Ok(p) => p,
+            Err(e) => return e,
+        };
         Self::blocking(move || {
             let files = match p.diff.as_deref().map(diff::parse_unified) {
                 Some(Ok(f)) => Some(f),
@@ -192,8 +212,14 @@ impl Tools {
 
     #[tool(
         description = "Whether a unified diff touches concurrency code (so the gate will ask its PR for a reproduction), with the file, line and rule of each reason."
+,
+        input_schema = schema::<ClassifyDiffParams>()
     )]
-    async fn classify_diff(&self, Parameters(p): Parameters<ClassifyDiffParams>) -> CallToolResult {
+    async fn classify_diff(&self, args: JsonObject) -> CallToolResult {
+        let p: ClassifyDiffParams = match arguments(args) {
+            Ok(p) => p,
+            Err(e) => return e,
+        };
         let dir = self.dir_of(p.dir.as_deref());
         Self::blocking(move || {
             let config = match crate::local::config::checkout_config(&dir, p.config.as_deref()) {
@@ -210,12 +236,18 @@ impl Tools {
 
     #[tool(
         description = "The retry protocol on this git checkout: the test alone `runs` times on HEAD and on the merge base (interleaved, caches off), and the verdict (not this change, this change makes it fail, broken on both, no failure, inconclusive) with the numbers and, for not this change, the quarantine ticket text. Sends progress notifications; cancelling it removes its worktrees."
+,
+        input_schema = schema::<RerunParams>()
     )]
     async fn rerun_local(
         &self,
-        Parameters(p): Parameters<RerunParams>,
+        args: JsonObject,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
+        let p: RerunParams = match arguments(args) {
+            Ok(p) => p,
+            Err(e) => return e,
+        };
         let dir = self.dir_of(p.run.dir.as_deref());
         let opts = match options(&p.run, &dir) {
             Ok(o) => o,
@@ -229,12 +261,18 @@ impl Tools {
 
     #[tool(
         description = "Runs a reproduction on this git checkout as the gate would: the merge base with HEAD's changed test files laid over it must fail, HEAD must pass. The claim comes from `body` (a PR description) or `test`/`seed`. Verdicts: verified, does not fail without the change, not deterministic, still fails with the change, could not run. Sends progress notifications; cancelling it removes its worktrees."
+,
+        input_schema = schema::<VerifyParams>()
     )]
     async fn verify_local(
         &self,
-        Parameters(p): Parameters<VerifyParams>,
+        args: JsonObject,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
+        let p: VerifyParams = match arguments(args) {
+            Ok(p) => p,
+            Err(e) => return e,
+        };
         let dir = self.dir_of(p.run.dir.as_deref());
         let opts = match options(&p.run, &dir) {
             Ok(o) => o,

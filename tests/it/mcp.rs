@@ -208,15 +208,29 @@ fn lists_its_tools_and_answers_each_with_the_clis_json() {
             .unwrap_or("")
             .contains("missing.yaml")
     );
-    let wrong = c.request(
-        9,
+    // A missing or mistyped argument is a result that says which, not a protocol error.
+    for (id, args, says) in [
+        (9, json!({}), "missing field `test`"),
+        (11, json!({"test": 7}), "invalid type"),
+    ] {
+        let wrong = c.request(
+            id,
+            "tools/call",
+            json!({"name": "lookup_test", "arguments": args}),
+        );
+        assert!(wrong.get("error").is_none(), "{wrong}");
+        assert_eq!(wrong["result"]["isError"], true, "{wrong}");
+        let error = wrong["result"]["structuredContent"]["error"]
+            .as_str()
+            .unwrap_or("");
+        assert!(error.contains(says), "{wrong}");
+    }
+    let runs = c.request(
+        12,
         "tools/call",
-        json!({"name": "lookup_test", "arguments": {}}),
+        json!({"name": "rerun_local", "arguments": {"test": "pkg::TestX", "runs": "many"}}),
     );
-    assert!(
-        wrong.get("error").is_some() || wrong["result"]["isError"] == true,
-        "{wrong}"
-    );
+    assert_eq!(runs["result"]["isError"], true, "{runs}");
     let again = c.call(10, "lookup_test", json!({"test": "pkg::TestNew"}));
     assert_eq!(again["isError"], false);
     assert_eq!(c.close(), Some(0), "exit 0 when stdin closes");

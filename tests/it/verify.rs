@@ -189,6 +189,10 @@ async fn a_forcing_test_that_fails_on_the_base_and_passes_on_the_head_is_verifie
     let v = verdicts(&db).await;
     assert_eq!(v.len(), 1, "{v:?}");
     assert!(v[0].0 && v[0].1.starts_with("verified"), "{v:?}");
+    assert!(
+        v[0].1.ends_with("runs: merge base 901, head 902"),
+        "the audit names the bound runs: {v:?}"
+    );
 
     // The same run's completion delivered again (a new delivery id) changes nothing: no
     // dispatch, no second verdict, no write to the check.
