@@ -223,6 +223,29 @@ fn apply_diff(files: &[FileChange], t: DiffT) -> Vec<FileChange> {
         .collect()
 }
 
+/// Every transformation of a description, each heading style included.
+const ALL_BODY_T: [BodyT; 11] = [
+    BodyT::Indent,
+    BodyT::Quote,
+    BodyT::Timestamp,
+    BodyT::LineNumbers,
+    BodyT::Crlf,
+    BodyT::BlankLines,
+    BodyT::Details,
+    BodyT::Heading(0),
+    BodyT::Heading(1),
+    BodyT::Heading(2),
+    BodyT::Rename,
+];
+
+/// Every transformation of a diff.
+const ALL_DIFF_T: [DiffT; 4] = [
+    DiffT::ReorderHunks,
+    DiffT::SplitCall,
+    DiffT::Crlf,
+    DiffT::Rename,
+];
+
 fn body_t() -> impl Strategy<Value = BodyT> {
     prop_oneof![
         Just(BodyT::Indent),
@@ -332,19 +355,7 @@ const OWN_KINDS: &[(&str, bool, Option<&str>)] = &[
 /// Each of this project's own kinds gets its verdict, and keeps it under every transformation.
 #[test]
 fn own_kinds_get_their_verdict_in_every_shape() {
-    let all = [
-        BodyT::Indent,
-        BodyT::Quote,
-        BodyT::Timestamp,
-        BodyT::LineNumbers,
-        BodyT::Crlf,
-        BodyT::BlankLines,
-        BodyT::Details,
-        BodyT::Heading(0),
-        BodyT::Heading(1),
-        BodyT::Heading(2),
-        BodyT::Rename,
-    ];
+    let all = ALL_BODY_T;
     let mut wrong = Vec::new();
     for (i, (body, expect, diff)) in OWN_KINDS.iter().enumerate() {
         let files = diff.map(|d| parse_unified(d).expect("own diff parses"));
@@ -414,12 +425,7 @@ const OWN_KIND_DIFFS: &[(&str, bool)] = &[
 /// transformation.
 #[test]
 fn own_kinds_of_change_get_their_verdict_in_every_shape() {
-    let all = [
-        DiffT::ReorderHunks,
-        DiffT::SplitCall,
-        DiffT::Crlf,
-        DiffT::Rename,
-    ];
+    let all = ALL_DIFF_T;
     let mut wrong = Vec::new();
     for (i, (text, expect)) in OWN_KIND_DIFFS.iter().enumerate() {
         let files = parse_unified(text).expect("own diff parses");
@@ -556,19 +562,7 @@ fn dev_set_descriptions_keep_their_verdict_under_every_transformation() {
         return;
     }
     let mut broken = Vec::new();
-    let all = [
-        BodyT::Indent,
-        BodyT::Quote,
-        BodyT::Timestamp,
-        BodyT::LineNumbers,
-        BodyT::Crlf,
-        BodyT::BlankLines,
-        BodyT::Details,
-        BodyT::Heading(0),
-        BodyT::Heading(1),
-        BodyT::Heading(2),
-        BodyT::Rename,
-    ];
+    let all = ALL_BODY_T;
     for (file, body, diff) in &cases {
         let before = verdict(body, diff.as_deref());
         for t in all {
@@ -599,12 +593,7 @@ fn dev_set_diffs_keep_their_verdict_under_every_transformation() {
         return;
     }
     let mut broken = Vec::new();
-    let all = [
-        DiffT::ReorderHunks,
-        DiffT::SplitCall,
-        DiffT::Crlf,
-        DiffT::Rename,
-    ];
+    let all = ALL_DIFF_T;
     for (file, files) in &cases {
         let before = classify(files, &config()).concurrency;
         for t in all {

@@ -136,6 +136,23 @@ impl Score {
     }
 }
 
+/// A case's description judged (with its diff when it has one): whether it is satisfied, and
+/// whether that is right (the verdict, and the kind of evidence when one is expected).
+fn judge_body(dir: &Path, case: &Case) -> (bool, bool) {
+    let body = std::fs::read_to_string(dir.join(&case.file)).expect("body file");
+    let files = case.diff.as_ref().map(|d| {
+        let text = std::fs::read_to_string(dir.join(d)).expect("diff file");
+        parse_unified(&text).expect("diff parses")
+    });
+    let v = check_body(&body, files.as_deref());
+    let right = v.satisfied == case.expect
+        && (!case.expect
+            || case
+                .kind
+                .is_none_or(|k| v.evidence.iter().any(|e| e.kind == k)));
+    (v.satisfied, right)
+}
+
 #[test]
 fn real_pr_descriptions_are_judged_like_a_reviewer_would() {
     let Some(dir) = root().map(|d| d.join("bodies")) else {
@@ -145,19 +162,9 @@ fn real_pr_descriptions_are_judged_like_a_reviewer_would() {
     let mut score = Score::default();
     let mut halves = [Score::default(), Score::default()];
     for case in manifest(&dir).cases {
-        let body = std::fs::read_to_string(dir.join(&case.file)).expect("body file");
-        let files = case.diff.as_ref().map(|d| {
-            let text = std::fs::read_to_string(dir.join(d)).expect("diff file");
-            parse_unified(&text).expect("diff parses")
-        });
-        let v = check_body(&body, files.as_deref());
-        let right = v.satisfied == case.expect
-            && (!case.expect
-                || case
-                    .kind
-                    .is_none_or(|k| v.evidence.iter().any(|e| e.kind == k)));
-        score.add(&case, v.satisfied, right);
-        halves[half(&case.file, 61)].add(&case, v.satisfied, right);
+        let (got, right) = judge_body(&dir, &case);
+        score.add(&case, got, right);
+        halves[half(&case.file, 61)].add(&case, got, right);
     }
     let (accuracy, precision) = score.report("descriptions");
     check_halves("descriptions", &halves);
@@ -234,17 +241,7 @@ fn each_kind_of_reproduction_is_judged_right() {
     };
     let mut results = Vec::new();
     for case in manifest(&dir).cases {
-        let body = std::fs::read_to_string(dir.join(&case.file)).expect("body file");
-        let files = case.diff.as_ref().map(|d| {
-            let text = std::fs::read_to_string(dir.join(d)).expect("diff file");
-            parse_unified(&text).expect("diff parses")
-        });
-        let v = check_body(&body, files.as_deref());
-        let right = v.satisfied == case.expect
-            && (!case.expect
-                || case
-                    .kind
-                    .is_none_or(|k| v.evidence.iter().any(|e| e.kind == k)));
+        let (_, right) = judge_body(&dir, &case);
         results.push((case.file, right, case.why));
     }
     assert!(results.len() >= 8, "{} cases", results.len());
