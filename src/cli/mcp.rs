@@ -4,6 +4,8 @@ use std::process::ExitCode;
 
 pub async fn run() -> anyhow::Result<ExitCode> {
     let dir = std::env::current_dir()?;
-    crate::mcp::serve_stdio(dir).await?;
+    // Installed before the session starts: a signal at any point is a clean stop.
+    let stop = super::signal::shutdown_signal()?;
+    crate::mcp::serve_stdio(dir, stop).await?;
     Ok(ExitCode::SUCCESS)
 }

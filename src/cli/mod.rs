@@ -225,6 +225,9 @@ fn run_async(
         }
     };
     let result = runtime.block_on(work);
+    // The work is done (in-flight jobs finished, tools cleaned up). A read of stdin still
+    // blocking a thread (the MCP server stopped by a signal) must not hold the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     match result {
         Ok(code) => code,
         Err(err) => {

@@ -12,16 +12,33 @@ pub use server::Tools;
 
 use rmcp::ServiceExt as _;
 
-/// Serves on stdio until stdin closes, then waits for running tools to stop and clean up.
-pub async fn serve_stdio(dir: std::path::PathBuf) -> anyhow::Result<()> {
+/// Serves on stdio until stdin closes or `stop` resolves (SIGTERM, Ctrl-C), then stops the
+/// running tools and waits until they have cleaned up: their runs' process groups ended, their
+/// worktrees removed.
+pub async fn serve_stdio(
+    dir: std::path::PathBuf,
+    stop: impl std::future::Future<Output = ()>,
+) -> anyhow::Result<()> {
     let tools = Tools::new(dir);
     let tracker = tools.tracker();
     let running = tools
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| anyhow::anyhow!("starting the MCP session: {e}"))?;
-    let reason = running.waiting().await?;
-    tracing::debug!(?reason, "the MCP session ended");
+    let session = running.cancellation_token();
+    let waiting = running.waiting();
+    tokio::pin!(waiting);
+    tokio::select! {
+        reason = &mut waiting => {
+            tracing::debug!(reason = ?reason?, "the MCP session ended");
+        }
+        () = stop => {
+            tracing::info!("signal received: stopping the running tools");
+            tracker.stop_and_wait().await;
+            session.cancel();
+            let _ = waiting.await;
+        }
+    }
     tracker.stop_and_wait().await;
     Ok(())
 }

@@ -114,9 +114,27 @@ impl Client {
         r["result"].clone()
     }
 
+    /// Sends the server `signal` (stdin left open) and returns its exit code.
+    fn signal(mut self, signal: &str) -> Option<i32> {
+        let pid = self.child.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args([signal, &pid])
+                .status()
+                .expect("kill")
+                .success()
+        );
+        self.drain()
+    }
+
     /// Closes stdin and returns the exit code.
     fn close(mut self) -> Option<i32> {
         drop(self.stdin.take());
+        self.drain()
+    }
+
+    /// Reads stdout until the server closes it (it exits), and returns the exit code.
+    fn drain(mut self) -> Option<i32> {
         // Everything left on stdout must still be JSON-RPC.
         loop {
             match self.rx.recv_timeout(WAIT) {
@@ -304,6 +322,51 @@ fn verify_local_runs_the_descriptions_claim() {
     assert_eq!(none["isError"], true, "no claim: {none}");
     assert_eq!(worktrees(&work), 1);
     assert_eq!(c.close(), Some(0));
+}
+
+#[test]
+fn sigterm_mid_run_stops_the_runs_removes_the_worktrees_and_exits_zero() {
+    let (top, work) = repo(
+        &[("side.txt", "base\n"), ("fails.txt", "none\n")],
+        &[("side.txt", "head\n")],
+    );
+    // The first run passes at once; every later one writes its pid and blocks for ten minutes.
+    let mark = top.path().join("first-run-done");
+    let pids = top.path().join("blocked-pids");
+    let cmd = format!(
+        "if test -e {m}; then echo $$ >> {p}; exec sleep 600; fi; touch {m}",
+        m = mark.display(),
+        p = pids.display()
+    );
+    let mut c = Client::spawn(&work);
+    c.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "rerun_local", "_meta": {"progressToken": 7},
+        "arguments": {"test": "pkg::TestSlow", "runs": 5, "runner": "command", "command": cmd}}}),
+    );
+    // The blocked run's pid is the signal that it runs (polled with a deadline).
+    let deadline = std::time::Instant::now() + WAIT;
+    let run_pid = loop {
+        if let Some(p) = std::fs::read_to_string(&pids)
+            .ok()
+            .and_then(|t| t.lines().next().map(str::to_string))
+            .filter(|p| !p.trim().is_empty())
+        {
+            break p;
+        }
+        assert!(std::time::Instant::now() < deadline, "no run blocked");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(worktrees(&work), 3, "both worktrees exist while it runs");
+    assert_eq!(c.signal("-TERM"), Some(0), "SIGTERM is a clean stop");
+    assert_eq!(worktrees(&work), 1, "no worktree left after SIGTERM");
+    let alive = Command::new("kill")
+        .args(["-0", run_pid.trim()])
+        .stderr(Stdio::null())
+        .status()
+        .expect("kill -0")
+        .success();
+    assert!(!alive, "the run's process {run_pid} is still running");
 }
 
 #[test]
