@@ -115,7 +115,7 @@ impl Client {
     }
 
     /// Sends the server `signal` (stdin left open) and returns its exit code.
-    fn signal(mut self, signal: &str) -> Option<i32> {
+    fn signal(self, signal: &str) -> Option<i32> {
         let pid = self.child.id().to_string();
         assert!(
             Command::new("kill")
