@@ -32,6 +32,9 @@ pub struct ActionsWorld {
     pub refs: HashMap<(String, String), String>,
     /// repo → installation (`GET /repos/{o}/{r}/installation`, as the App).
     pub installation_of: HashMap<String, i64>,
+    /// Answer a dispatch as github.com does with `return_run_details` (200, the run's id and
+    /// link: the first is `first_run_id`, then one more each), instead of 204 (older GHES).
+    pub run_details: Option<u64>,
     commits: u64,
 }
 
@@ -111,7 +114,21 @@ pub fn route(
             w.actions
                 .dispatches
                 .push((repo.to_string(), file.to_string(), body.clone()));
-            StatusCode::NO_CONTENT.into_response()
+            match w.actions.run_details.as_mut() {
+                Some(next) if body["return_run_details"] == true => {
+                    let id = *next;
+                    *next += 1;
+                    answer(
+                        200,
+                        json!({
+                            "workflow_run_id": id,
+                            "run_url": format!("http://{host}/repos/{repo}/actions/runs/{id}"),
+                            "html_url": format!("https://github.com/{repo}/actions/runs/{id}"),
+                        }),
+                    )
+                }
+                _ => StatusCode::NO_CONTENT.into_response(),
+            }
         }
         (Method::GET, ["compare", basehead]) => {
             let Some((_, head)) = basehead.split_once("...") else {

@@ -25,6 +25,8 @@ both_backends!(
     a_restart_during_verification_carries_the_session_on,
     a_fork_runs_nothing_until_a_writer_asks,
     a_side_that_never_completes_times_out,
+    a_run_that_only_carries_the_sessions_title_counts_for_nothing,
+    with_run_details_only_the_run_a_dispatch_returned_counts,
 );
 
 const WORKFLOW: &str = include_str!("../../deploy/repro-gate-rerun.yml");
@@ -445,5 +447,115 @@ async fn a_side_that_never_completes_times_out(db: Db) {
     let v = verdicts(&db).await;
     assert_eq!(v.len(), 1);
     assert!(v[0].1.starts_with("timed out"), "{v:?}");
+    app.stop().await;
+}
+
+/// A forged run: the session's title and the rerun artifact, its other fields changed by
+/// `forge` (the event, who started it, from which repository, which workflow).
+async fn forged(
+    app: &mut TestApp,
+    fake: &FakeGitHub,
+    run: u64,
+    session: &str,
+    side: &str,
+    fails: usize,
+    forge: impl Fn(&mut Value),
+) {
+    let report = junit_runs("pool", "TestCheckoutWakeupOrdering", 20, fails);
+    let mut ev: Value =
+        serde_json::from_str(&finish_run(fake, REPO, run, session, side, &report)).unwrap();
+    forge(&mut ev["workflow_run"]);
+    deliver_done(
+        app,
+        "workflow_run",
+        &format!("forged-{run}"),
+        &ev.to_string(),
+    )
+    .await;
+}
+
+/// Where GitHub answers a dispatch 204 (no run details), a run that carries a session's title
+/// counts only when it is the rerun workflow's `workflow_dispatch` run by the App, in the
+/// repository, after the dispatch: a fork's `pull_request` run and a person's own dispatch with
+/// the same title and a convincing report count for nothing and are never linked.
+async fn a_run_that_only_carries_the_sessions_title_counts_for_nothing(db: Db) {
+    let fake = verify_world("head-f").await;
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "df").await;
+    let (session, _, _) = pair(&fake, "head-f");
+    // A fork's CI names its runs like the session's and uploads base 20/20, head 0/20.
+    forged(&mut app, &fake, 771, &session, "base", 20, |r| {
+        r["event"] = json!("pull_request");
+        r["path"] = json!(".github/workflows/ci.yml");
+        r["actor"] = json!({"login": "mallory"});
+        r["head_repository"] = json!({"full_name": "mallory/pool"});
+    })
+    .await;
+    // A person dispatches the rerun workflow by hand with the same title.
+    forged(&mut app, &fake, 772, &session, "branch", 0, |r| {
+        r["actor"] = json!({"login": "alice"});
+    })
+    .await;
+    let run = check(&fake, "head-f");
+    assert_eq!(
+        run["status"], "in_progress",
+        "forged runs decide nothing: {run}"
+    );
+    assert!(verdicts(&db).await.is_empty());
+
+    complete(&mut app, &fake, 901, &session, "base", 0, 20).await;
+    complete(&mut app, &fake, 902, &session, "branch", 0, 20).await;
+    let run = check(&fake, "head-f");
+    assert_eq!(run["conclusion"], "failure", "{run}");
+    let text = summary(&run);
+    assert!(text.contains("does not fail without the change"), "{text}");
+    assert!(
+        !text.contains("/actions/runs/771") && !text.contains("/actions/runs/772"),
+        "no forged run linked: {text}"
+    );
+    let v = verdicts(&db).await;
+    assert!(v[0].1.ends_with("runs: merge base 901, head 902"), "{v:?}");
+    app.stop().await;
+}
+
+/// Where GitHub returns the run a dispatch started, each side is that run's and no other's:
+/// even a run that looks like the App's own (its workflow, its bot, this repository) with the
+/// session's title counts for nothing.
+async fn with_run_details_only_the_run_a_dispatch_returned_counts(db: Db) {
+    let fake = verify_world("head-d").await;
+    fake.with(|w| w.actions.run_details = Some(5000));
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "dd").await;
+    let (session, _, _) = pair(&fake, "head-d");
+    let sides: Vec<String> = dispatches(&fake)
+        .iter()
+        .map(|d| d["inputs"]["side"].as_str().unwrap_or("").to_string())
+        .collect();
+    let id_of = |side: &str| 5000 + sides.iter().position(|s| s == side).unwrap() as u64;
+    let (base_run, branch_run) = (id_of("base"), id_of("branch"));
+    forged(&mut app, &fake, 6001, &session, "base", 20, |_| {}).await;
+    forged(&mut app, &fake, 6002, &session, "branch", 0, |_| {}).await;
+    let run = check(&fake, "head-d");
+    assert_eq!(
+        run["status"], "in_progress",
+        "only the returned runs count: {run}"
+    );
+
+    complete(&mut app, &fake, base_run, &session, "base", 0, 20).await;
+    complete(&mut app, &fake, branch_run, &session, "branch", 0, 20).await;
+    let run = check(&fake, "head-d");
+    assert_eq!(run["conclusion"], "failure", "{run}");
+    let text = summary(&run);
+    assert!(text.contains("does not fail without the change"), "{text}");
+    assert!(
+        text.contains(&format!("/actions/runs/{base_run}")) && !text.contains("/actions/runs/6001"),
+        "{text}"
+    );
+    let v = verdicts(&db).await;
+    assert!(
+        v[0].1
+            .ends_with(&format!("runs: merge base {base_run}, head {branch_run}")),
+        "{v:?}"
+    );
     app.stop().await;
 }
