@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Real concurrency fixes through `repro-gate verify-local`, as a user runs it.
+
+Each case of `../shared/fixtures/real-fixes/cases.yaml` (a public repository, the fix's commit,
+its merge base, the test, the verdict a reviewer expects) is checked out fresh from a local
+clone, HEAD at the fix and a branch at the base, and `verify-local --test T --base <base>` runs
+with the product's own runner (the case's `config:` becomes the `--config` file). It prints one
+row per case: id, expected, got, time, and the reason the verdict gives.
+
+Clones: `--mirror DIR` holds `owner+name/repo` (the search tool's fetch) or `owner/name` git
+directories. A case whose clone is absent is skipped with a message; so is a runner whose tool
+is missing (pytest, go). Exit 0 when every case that ran got its expected verdict.
+
+    cargo build --release
+    python3 benches/real_fixes.py --binary target/release/repro-gate --mirror /work/.mirror --runs 3
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import yaml
+
+
+def clone_of(mirror, repo):
+    owner, name = repo.split("/", 1)
+    for cand in (
+        os.path.join(mirror, f"{owner}+{name}", "repo"),
+        os.path.join(mirror, owner, name),
+        os.path.join(mirror, f"{owner}+{name}"),
+    ):
+        if os.path.isdir(cand):
+            return cand
+    return None
+
+
+def have(tool):
+    return shutil.which(tool) is not None
+
+
+def runner_ready(runner):
+    if runner == "pytest":
+        ok = subprocess.run(
+            [sys.executable, "-c", "import pytest"], capture_output=True
+        ).returncode == 0
+        return ok, "pytest is not installed"
+    if runner == "go":
+        return have("go"), "go is not installed"
+    if runner in ("cargo", "nextest"):
+        return have("cargo"), "cargo is not installed"
+    return True, ""
+
+
+def run_case(case, args):
+    clone = clone_of(args.mirror, case["repo"])
+    if clone is None:
+        return None, f"no clone of {case['repo']} under {args.mirror}"
+    ok, why = runner_ready(case.get("runner", "auto"))
+    if not ok:
+        return None, why
+    work = tempfile.mkdtemp(prefix=f"real-fix-{case['id']}-")
+    try:
+        checkout = os.path.join(work, "repo")
+        git = lambda *a, **kw: subprocess.run(
+            ["git", *a], check=True, capture_output=True, text=True, **kw
+        )
+        git("clone", "-q", "--no-checkout", clone, checkout)
+        git("-C", checkout, "checkout", "-q", case["fix"])
+        git("-C", checkout, "branch", "-f", "repro-base", case["base"])
+        cmd = [
+            args.binary,
+            "verify-local",
+            "--test",
+            case["test"],
+            "--base",
+            "repro-base",
+            "--runs",
+            str(args.runs),
+            "--runner",
+            case.get("runner", "auto"),
+            "--timeout",
+            str(case.get("timeout", args.timeout)),
+        ]
+        if case.get("config"):
+            cfg = os.path.join(work, "repro-gate.yml")
+            with open(cfg, "w") as f:
+                yaml.safe_dump(case["config"], f)
+            cmd += ["--config", cfg]
+        start = time.monotonic()
+        p = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True)
+        took = time.monotonic() - start
+        try:
+            out = json.loads(p.stdout.strip().splitlines()[-1])
+        except (json.JSONDecodeError, IndexError):
+            return {
+                "got": f"no JSON (exit {p.returncode})",
+                "time": took,
+                "why": p.stderr.strip().splitlines()[-1:] or [""],
+            }, None
+        return {
+            "got": out.get("verdict", "?"),
+            "time": took,
+            "why": out.get("reason") or out.get("error") or "",
+        }, None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--binary", default=os.path.join(here, "..", "target", "release", "repro-gate"))
+    ap.add_argument("--mirror", default=os.path.join(here, "..", "..", ".mirror"))
+    ap.add_argument(
+        "--cases",
+        default=os.path.join(here, "..", "..", "shared", "fixtures", "real-fixes", "cases.yaml"),
+    )
+    ap.add_argument("--runs", type=int, default=3, help="runs per side (default 3)")
+    ap.add_argument("--timeout", type=int, default=60, help="one run's time limit, seconds")
+    ap.add_argument("--only", default="", help="comma-separated case ids")
+    args = ap.parse_args()
+    if not os.path.exists(args.cases):
+        print(f"skipped: {args.cases} is absent")
+        return 0
+    with open(args.cases) as f:
+        cases = yaml.safe_load(f)["cases"]
+    only = {c for c in args.only.split(",") if c}
+    rows, wrong = [], 0
+    for case in cases:
+        if only and case["id"] not in only:
+            continue
+        result, skipped = run_case(case, args)
+        if skipped:
+            print(f"skipped {case['id']}: {skipped}", file=sys.stderr)
+            continue
+        right = result["got"] == case["expected"]
+        wrong += not right
+        why = result["why"] if isinstance(result["why"], str) else " ".join(result["why"])
+        rows.append((case["id"], case["expected"], result["got"], result["time"], right, why))
+        print(
+            f"{'ok  ' if right else 'MISS'} {case['id']}: expected {case['expected']!r}, "
+            f"got {result['got']!r} in {result['time']:.0f} s  {why[:160]}",
+            file=sys.stderr,
+            flush=True,
+        )
+    print("| case | expected | got | time |")
+    print("|---|---|---|---|")
+    for cid, exp, got, took, right, _ in rows:
+        print(f"| {cid} | {exp} | {got}{'' if right else ' (MISS)'} | {took:.0f} s |")
+    print(f"{len(rows) - wrong} of {len(rows)} as expected")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
