@@ -511,3 +511,202 @@ fn inputs_that_are_not_data_stop_the_job_before_anything_runs() {
     );
     let _: PathBuf = w.path().to_path_buf();
 }
+
+/// A case of `../shared/fixtures/real-fixes/cases.yaml`.
+#[derive(serde::Deserialize)]
+struct RealFix {
+    id: String,
+    repo: String,
+    fix: String,
+    base: String,
+    #[serde(default)]
+    runner: Option<String>,
+    test: String,
+    expected: String,
+    #[serde(default)]
+    config: Option<Value>,
+}
+
+/// Real fixes of public repositories through the rerun workflow's own shell, both sides, as the
+/// App dispatches them for a verification: the branch side at the fix, the base side at the
+/// merge base with the fix's test files laid over it; each report read by the App's reader and
+/// judged by the App's verdict. Runs only when `REPRO_GATE_REAL_FIXES_MIRROR` names a folder of
+/// clones (`owner+name/repo`, as the search tool's fetch leaves them): it builds each repository
+/// twice. `REPRO_GATE_REAL_FIXES_RUNS` (3) runs per side, `REPRO_GATE_REAL_FIXES_TIMEOUT` (30 s)
+/// per run. `benches/real_fixes.py` runs the same cases through `verify-local`.
+#[test]
+fn real_fixes_get_their_verdict_through_the_workflows_shell() {
+    use repro_gate::core::diff::{FileChange, FileStatus};
+    use repro_gate::core::verify::verdict::{RunDetail, SideState, assess};
+
+    let Some(mirror) = std::env::var_os("REPRO_GATE_REAL_FIXES_MIRROR").map(PathBuf::from) else {
+        eprintln!(
+            "skipped: set REPRO_GATE_REAL_FIXES_MIRROR to a folder of clones to run the real fixes"
+        );
+        return;
+    };
+    let cases_file =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real-fixes/cases.yaml");
+    let Ok(text) = std::fs::read_to_string(&cases_file) else {
+        eprintln!("skipped: {} is absent", cases_file.display());
+        return;
+    };
+    #[derive(serde::Deserialize)]
+    struct Cases {
+        cases: Vec<RealFix>,
+    }
+    let cases: Cases = serde_saphyr::from_str(&text).expect("cases.yaml parses");
+    let var = |k: &str, d: u32| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let (runs, timeout) = (
+        var("REPRO_GATE_REAL_FIXES_RUNS", 3),
+        var("REPRO_GATE_REAL_FIXES_TIMEOUT", 30),
+    );
+    let only = std::env::var("REPRO_GATE_REAL_FIXES_ONLY").unwrap_or_default();
+    let mut rows = Vec::new();
+    for case in cases.cases {
+        if !only.is_empty() && !only.split(',').any(|o| o == case.id) {
+            continue;
+        }
+        let (owner, name) = case.repo.split_once('/').expect("owner/name");
+        let Some(clone) = [
+            mirror.join(format!("{owner}+{name}")).join("repo"),
+            mirror.join(owner).join(name),
+        ]
+        .into_iter()
+        .find(|p| p.is_dir()) else {
+            eprintln!("skipped {}: no clone of {}", case.id, case.repo);
+            continue;
+        };
+        let runner = case.runner.as_deref().unwrap_or("auto");
+        if runner == "pytest"
+            && !Command::new("python3")
+                .args(["-c", "import pytest"])
+                .status()
+                .is_ok_and(|s| s.success())
+        {
+            eprintln!("skipped {}: pytest is not installed", case.id);
+            continue;
+        }
+        // The fix's changed files, and the test files the App lays over the base.
+        let out = Command::new("git")
+            .arg("--git-dir")
+            .arg(&clone)
+            .args([
+                "diff",
+                "--name-status",
+                "--no-renames",
+                &case.base,
+                &case.fix,
+            ])
+            .output()
+            .expect("git diff");
+        let files: Vec<FileChange> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_once('\t'))
+            .map(|(status, path)| FileChange {
+                path: path.to_string(),
+                previous_path: None,
+                status: match status {
+                    "A" => FileStatus::Added,
+                    "D" => FileStatus::Removed,
+                    _ => FileStatus::Modified,
+                },
+                patch: None,
+            })
+            .collect();
+        let tests = repro_gate::core::verify::test_files_for_base(&files).expect("plain paths");
+        let mut config = match &case.config {
+            Some(c) => repro_gate::core::config::parse(
+                &serde_saphyr::to_string(c).expect("config as YAML"),
+            )
+            .expect("the case's config"),
+            None => repro_gate::core::config::RepoConfig::default(),
+        };
+        config.rerun.run_timeout_seconds = u64::from(timeout);
+        let options = repro_gate::core::rerun::options_input(&config, true);
+        let runs_s = runs.to_string();
+        let tests_s = tests.join(" ");
+        let start = std::time::Instant::now();
+        let side = |which: &str| -> SideState {
+            let mut inputs: Vec<(&str, &str)> = vec![
+                ("test", case.test.as_str()),
+                ("runs", runs_s.as_str()),
+                ("session", "real-fix"),
+                ("side", which),
+                ("options", options.as_str()),
+            ];
+            if which == "base" {
+                inputs.extend([
+                    ("sha", case.base.as_str()),
+                    ("tests_from", case.fix.as_str()),
+                    ("tests", tests_s.as_str()),
+                ]);
+            } else {
+                inputs.push(("sha", case.fix.as_str()));
+            }
+            match run_job(&clone, &inputs) {
+                Err(e) => SideState::NotStarted {
+                    reason: e.chars().take(300).collect(),
+                },
+                Ok(work) => {
+                    let r = read_report(work.path(), &case.test);
+                    if std::env::var("DEBUG_REPORT").is_ok() {
+                        eprintln!("{which}: {:?}", r.tally);
+                        let _ = Command::new("sh")
+                            .arg("-c")
+                            .arg("cat selection; find . -type f | head; tail -30 runs/1/output.txt")
+                            .current_dir(work.path().join("ws/repro-gate-report"))
+                            .status();
+                    }
+                    let who = if which == "base" {
+                        "the merge base"
+                    } else {
+                        "the head"
+                    };
+                    let (count, detail) = match &r.tally {
+                        Some(t) => (
+                            t.count(),
+                            RunDetail {
+                                how: t.failures_described(),
+                                no_result: t.no_result_reason(who),
+                            },
+                        ),
+                        None => (count_of(&case.test, &r.tests), RunDetail::default()),
+                    };
+                    SideState::Done {
+                        count,
+                        run_url: None,
+                        detail,
+                    }
+                }
+            }
+        };
+        let (base, branch) = (side("base"), side("branch"));
+        let outcome = assess(&branch, &base, false).expect("both sides are in");
+        let got = outcome.verdict.as_str().to_string();
+        eprintln!(
+            "{} {}: expected {:?}, got {:?} in {:.0} s {}",
+            if got == case.expected { "ok  " } else { "MISS" },
+            case.id,
+            case.expected,
+            got,
+            start.elapsed().as_secs_f64(),
+            outcome.reason.unwrap_or_default()
+        );
+        rows.push((case.id, case.expected, got, start.elapsed()));
+    }
+    eprintln!("| case | expected | got | time |\n|---|---|---|---|");
+    for (id, expected, got, took) in &rows {
+        eprintln!(
+            "| {id} | {expected} | {got} | {:.0} s |",
+            took.as_secs_f64()
+        );
+    }
+    let wrong: Vec<_> = rows.iter().filter(|r| r.1 != r.2).collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}

@@ -21,10 +21,12 @@ fn test_line() -> &'static Regex {
 
 fn running_binary() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
-    // `Running unittests src/lib.rs (target/debug/deps/pool-1a2b3c)` or old `Running target/debug/pool-1a2b`
+    // `Running unittests src/lib.rs (target/debug/deps/pool-1a2b3c)`, old `Running
+    // target/debug/pool-1a2b`, and either under a target folder anywhere (`CARGO_TARGET_DIR`:
+    // `(/tmp/t/target/debug/deps/pool-1a2b3c)`).
     re(
         &R,
-        r"^\s*Running (?:(?:unittests|tests|benches)\s+)?\S*?(?:\s*\()?(?:target/[^\s)]*/)?([A-Za-z0-9_]+)-[0-9a-f]{8,}\)?\s*$",
+        r"^\s*Running (?:(?:unittests|tests|benches)\s+)?\S*?(?:\s*\()?(?:[^\s)]*/)?([A-Za-z0-9_]+)-[0-9a-f]{8,}\)?\s*$",
     )
 }
 

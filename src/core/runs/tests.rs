@@ -152,6 +152,23 @@ fn no_such_test_and_a_shared_name_are_no_result() {
             ])
         }
     );
+    // The same under a target folder elsewhere (`CARGO_TARGET_DIR=/tmp/t/target`).
+    let absolute = two.replace("(target/", "(/tmp/t/target/");
+    assert!(
+        matches!(
+            judge(
+                Family::Cargo,
+                &test_ids::cargo("close_wakes_receiver", &layout()),
+                "close_wakes_receiver",
+                &absolute,
+                Ended::Exited(0),
+            ),
+            Outcome::NoResult {
+                no_result: NoResult::Ambiguous(_)
+            }
+        ),
+        "{absolute}"
+    );
     // Named with its binary, the same output is one test.
     assert_eq!(
         judge(
