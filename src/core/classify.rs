@@ -53,6 +53,20 @@ struct LangRules {
     rules: Vec<(&'static str, Regex, Option<Regex>)>,
 }
 
+impl LangRules {
+    /// The first rule (in the anchors' order) that `subject` matches.
+    fn first_rule(&self, subject: &[u8]) -> Option<&'static str> {
+        self.prefilter
+            .find_overlapping_iter(subject)
+            .flat_map(|m| self.by_anchor[m.pattern().as_usize()].iter())
+            .map(|&idx| &self.rules[idx])
+            .find(|(_, re, unless)| {
+                re.is_match(subject) && !unless.as_ref().is_some_and(|u| u.is_match(subject))
+            })
+            .map(|(name, _, _)| *name)
+    }
+}
+
 fn engine() -> &'static HashMap<Lang, LangRules> {
     static ENGINE: OnceLock<HashMap<Lang, LangRules>> = OnceLock::new();
     ENGINE.get_or_init(|| {
@@ -455,33 +469,21 @@ fn moved_across_sync(path: &str, language: Lang, patch: &str, reasons: &mut Vec<
     let Some(rules) = engine().get(&language) else {
         return;
     };
-    let sync_point = |text: &str| -> Option<&'static str> {
-        let subject = text.as_bytes();
-        rules
-            .prefilter
-            .find_overlapping_iter(subject)
-            .flat_map(|m| rules.by_anchor[m.pattern().as_usize()].iter())
-            .map(|&idx| &rules.rules[idx])
-            .find(|(_, re, unless)| {
-                re.is_match(subject) && !unless.as_ref().is_some_and(|u| u.is_match(subject))
-            })
-            .map(|(name, _, _)| *name)
+    let sync_point = |text: &str| rules.first_rule(text.as_bytes());
+    let moved = super::statements::moved_across_sync(patch_lines(patch), sync_point)
+        .into_iter()
+        .map(|m| (format!("{}.moved-across", m.rule), m));
+    let orderings = if language == Lang::Rust {
+        super::statements::orderings_in_atomic_calls(patch_lines(patch))
+    } else {
+        Vec::new()
     };
-    let mut found = super::statements::moved_across_sync(patch_lines(patch), sync_point);
-    if language == Lang::Rust {
-        found.extend(super::statements::orderings_in_atomic_calls(patch_lines(
-            patch,
-        )));
-    }
-    for m in found {
+    let orderings = orderings.into_iter().map(|m| (m.rule.to_string(), m));
+    for (rule, m) in moved.chain(orderings) {
         reasons.push(Reason {
             file: path.to_string(),
             line: m.line,
-            rule: if m.rule == "rust.atomic" {
-                m.rule.to_string()
-            } else {
-                format!("{}.moved-across", m.rule)
-            },
+            rule,
             text: clip(m.text),
         });
         if reasons.len() >= MAX_REASONS_PER_FILE {

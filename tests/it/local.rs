@@ -85,6 +85,37 @@ pub(crate) fn worktrees(work: &Path) -> usize {
         .count()
 }
 
+/// Sends `signal` (`-TERM`, `-0`) to process `pid`; whether it was delivered.
+pub(crate) fn kill(signal: &str, pid: &str) -> bool {
+    Command::new("kill")
+        .args([signal, pid.trim()])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("kill")
+        .success()
+}
+
+/// The first line a run wrote to `file` (its pid): the signal that it started, waited for with
+/// a deadline.
+pub(crate) fn first_line(file: &Path, within: std::time::Duration) -> String {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        if let Some(p) = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|t| t.lines().next().map(str::to_string))
+            .filter(|p| !p.trim().is_empty())
+        {
+            return p;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing written to {} in {within:?}",
+            file.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 fn log_of(top: &Path, name: &str) -> String {
     top.join(name).to_string_lossy().to_string()
 }
@@ -301,30 +332,9 @@ fn an_interrupted_run_leaves_no_worktree_and_no_process() {
             .spawn()
             .expect("spawn");
         // Wait for the first run to have started (an explicit signal, not a sleep guess).
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        let run_pid = loop {
-            if let Some(p) = std::fs::read_to_string(&started)
-                .ok()
-                .and_then(|t| t.lines().next().map(str::to_string))
-                .filter(|p| !p.is_empty())
-            {
-                break p;
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the first run never started"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        };
+        let run_pid = first_line(&started, std::time::Duration::from_secs(60));
         assert_eq!(worktrees(&work), 3, "both worktrees exist while it runs");
-        let pid = child.id().to_string();
-        assert!(
-            Command::new("kill")
-                .args([signal, &pid])
-                .status()
-                .expect("kill")
-                .success()
-        );
+        assert!(kill(signal, &child.id().to_string()));
         let status = child.wait().expect("wait");
         assert_eq!(
             status.code(),
@@ -332,12 +342,7 @@ fn an_interrupted_run_leaves_no_worktree_and_no_process() {
             "{signal}: an interrupted run could not finish"
         );
         assert_eq!(worktrees(&work), 1, "{signal}: no worktree left");
-        let alive = Command::new("kill")
-            .args(["-0", &run_pid])
-            .stderr(std::process::Stdio::null())
-            .status()
-            .expect("kill -0")
-            .success();
+        let alive = kill("-0", &run_pid);
         assert!(
             !alive,
             "{signal}: the run's process {run_pid} is still running"

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::local::{BIN, repo, repro_case, worktrees, write};
+use crate::local::{BIN, first_line, kill, repo, repro_case, worktrees, write};
 
 /// Long enough for a debug build on a busy 2-core machine; a deadline, never a pause.
 const WAIT: Duration = Duration::from_secs(120);
@@ -116,14 +116,7 @@ impl Client {
 
     /// Sends the server `signal` (stdin left open) and returns its exit code.
     fn signal(self, signal: &str) -> Option<i32> {
-        let pid = self.child.id().to_string();
-        assert!(
-            Command::new("kill")
-                .args([signal, &pid])
-                .status()
-                .expect("kill")
-                .success()
-        );
+        assert!(kill(signal, &self.child.id().to_string()));
         self.drain()
     }
 
@@ -345,27 +338,11 @@ fn sigterm_mid_run_stops_the_runs_removes_the_worktrees_and_exits_zero() {
         "arguments": {"test": "pkg::TestSlow", "runs": 5, "runner": "command", "command": cmd}}}),
     );
     // The blocked run's pid is the signal that it runs (polled with a deadline).
-    let deadline = std::time::Instant::now() + WAIT;
-    let run_pid = loop {
-        if let Some(p) = std::fs::read_to_string(&pids)
-            .ok()
-            .and_then(|t| t.lines().next().map(str::to_string))
-            .filter(|p| !p.trim().is_empty())
-        {
-            break p;
-        }
-        assert!(std::time::Instant::now() < deadline, "no run blocked");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    let run_pid = first_line(&pids, WAIT);
     assert_eq!(worktrees(&work), 3, "both worktrees exist while it runs");
     assert_eq!(c.signal("-TERM"), Some(0), "SIGTERM is a clean stop");
     assert_eq!(worktrees(&work), 1, "no worktree left after SIGTERM");
-    let alive = Command::new("kill")
-        .args(["-0", run_pid.trim()])
-        .stderr(Stdio::null())
-        .status()
-        .expect("kill -0")
-        .success();
+    let alive = kill("-0", &run_pid);
     assert!(!alive, "the run's process {run_pid} is still running");
 }
 

@@ -112,6 +112,20 @@ fn pair(fake: &FakeGitHub, head: &str) -> (String, Value, Value) {
     (b["session"].as_str().unwrap().to_string(), b, base)
 }
 
+/// A side's run `run` completing with a report of `runs` runs of the test, `fails` failing: the
+/// `workflow_run` delivery to send.
+fn run_event(
+    fake: &FakeGitHub,
+    run: u64,
+    session: &str,
+    side: &str,
+    fails: usize,
+    runs: usize,
+) -> String {
+    let report = junit_runs("pool", "TestCheckoutWakeupOrdering", runs, fails);
+    finish_run(fake, REPO, run, session, side, &report)
+}
+
 /// Completes one side's run as the workflow does: a report of `runs` runs of the test, `fails`
 /// failing (`runs` = 0: a build error, no run of the test at all).
 async fn complete(
@@ -123,8 +137,7 @@ async fn complete(
     fails: usize,
     runs: usize,
 ) {
-    let report = junit_runs("pool", "TestCheckoutWakeupOrdering", runs, fails);
-    let ev = finish_run(fake, REPO, run, session, side, &report);
+    let ev = run_event(fake, run, session, side, fails, runs);
     deliver_done(app, "workflow_run", &format!("run-{run}"), &ev).await;
     // The session asks for the PR to be evaluated again: the check shows what came in.
     app.wait_for(|e| e.work == "evaluate_pr" && e.kind == QueueEventKind::Done)
@@ -461,9 +474,8 @@ async fn forged(
     fails: usize,
     forge: impl Fn(&mut Value),
 ) {
-    let report = junit_runs("pool", "TestCheckoutWakeupOrdering", 20, fails);
     let mut ev: Value =
-        serde_json::from_str(&finish_run(fake, REPO, run, session, side, &report)).unwrap();
+        serde_json::from_str(&run_event(fake, run, session, side, fails, 20)).unwrap();
     forge(&mut ev["workflow_run"]);
     deliver_done(
         app,

@@ -168,7 +168,10 @@ impl Doc {
                 .filter(|w| declared.contains(*w))
             {
                 let named = &mut self.tests[bi];
-                if !named.iter().any(|t| patterns::short_name(t) == word) {
+                if !named
+                    .iter()
+                    .any(|t| crate::core::test_ids::declared_words(t).contains(&word))
+                {
                     named.push(word.to_string());
                 }
             }

@@ -169,14 +169,6 @@ fn looks_like_test_path(p: &str) -> bool {
         || p.contains('/')
 }
 
-/// The short name of a test id (`pkg/path::TestX/sub` → `TestX`), for finding it in code.
-pub fn short_name(test: &str) -> &str {
-    let t = test.rsplit("::").next().unwrap_or(test);
-    let t = t.split('/').next().unwrap_or(t);
-    let t = t.rsplit(['#', '.']).next().unwrap_or(t);
-    t.split('[').next().unwrap_or(t)
-}
-
 // ------------------------------------------------------------------ placeholders
 
 /// Template placeholders: `<paste here>`, `<seed | interleaving | trace>`, TODO, TBD, N/A, …
