@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Real concurrency fixes through `repro-gate verify-local`, as a user runs it.
 
-Each case of `../shared/fixtures/real-fixes/cases.yaml` (a public repository, the fix's commit,
-its merge base, the test, the verdict a reviewer expects) is checked out fresh from a local
+Each case of `../shared/fixtures/real-fixes/cases.yaml` and of the project's own
+`tests/real-fixes/*.yaml` (a public repository, the fix's commit, its merge base, the test, the
+verdict a reviewer expects) is checked out fresh from a local
 clone, HEAD at the fix and a branch at the base, and `verify-local --test T --base <base>` runs
 with the product's own runner (the case's `config:` becomes the `--config` file). It prints one
 row per case: id, expected, got, time, and the reason the verdict gives.
@@ -16,6 +17,7 @@ is missing (pytest, go). Exit 0 when every case that ran got its expected verdic
 """
 
 import argparse
+import glob
 import json
 import os
 import shutil
@@ -80,7 +82,7 @@ def run_case(case, args):
             "--base",
             "repro-base",
             "--runs",
-            str(args.runs),
+            str(max(case.get("runs", 0), args.runs)),
             "--runner",
             case.get("runner", "auto"),
             "--timeout",
@@ -118,17 +120,24 @@ def main():
     ap.add_argument("--mirror", default=os.path.join(here, "..", "..", ".mirror"))
     ap.add_argument(
         "--cases",
-        default=os.path.join(here, "..", "..", "shared", "fixtures", "real-fixes", "cases.yaml"),
+        action="append",
+        help="a cases file (repeatable); default: the shared cases and tests/real-fixes/*.yaml",
     )
-    ap.add_argument("--runs", type=int, default=3, help="runs per side (default 3)")
+    ap.add_argument("--runs", type=int, default=3, help="runs per side (default 3; a case's own runs: is a floor)")
     ap.add_argument("--timeout", type=int, default=60, help="one run's time limit, seconds")
     ap.add_argument("--only", default="", help="comma-separated case ids")
     args = ap.parse_args()
-    if not os.path.exists(args.cases):
-        print(f"skipped: {args.cases} is absent")
-        return 0
-    with open(args.cases) as f:
-        cases = yaml.safe_load(f)["cases"]
+    files = args.cases or [
+        os.path.join(here, "..", "..", "shared", "fixtures", "real-fixes", "cases.yaml"),
+        *sorted(glob.glob(os.path.join(here, "..", "tests", "real-fixes", "*.yaml"))),
+    ]
+    cases = []
+    for path in files:
+        if not os.path.exists(path):
+            print(f"skipped {path}: it is absent", file=sys.stderr)
+            continue
+        with open(path) as f:
+            cases += yaml.safe_load(f)["cases"]
     only = {c for c in args.only.split(",") if c}
     rows, wrong = [], 0
     for case in cases:

@@ -512,7 +512,8 @@ fn inputs_that_are_not_data_stop_the_job_before_anything_runs() {
     let _: PathBuf = w.path().to_path_buf();
 }
 
-/// A case of `../shared/fixtures/real-fixes/cases.yaml`.
+/// A case of `../shared/fixtures/real-fixes/cases.yaml` or of the project's own
+/// `tests/real-fixes/*.yaml`.
 #[derive(serde::Deserialize)]
 struct RealFix {
     id: String,
@@ -525,6 +526,77 @@ struct RealFix {
     expected: String,
     #[serde(default)]
     config: Option<Value>,
+    /// Runs per side this case needs at least.
+    #[serde(default)]
+    runs: Option<u32>,
+    /// One run's time limit for this case, seconds.
+    #[serde(default)]
+    timeout: Option<u32>,
+}
+
+#[derive(serde::Deserialize)]
+struct RealFixes {
+    cases: Vec<RealFix>,
+}
+
+/// The shared cases (when present) and the project's own.
+fn real_fix_cases() -> Vec<RealFix> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("../shared/fixtures/real-fixes/cases.yaml")];
+    let mut own: Vec<PathBuf> = std::fs::read_dir(root.join("tests/real-fixes"))
+        .expect("tests/real-fixes")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    own.sort();
+    files.extend(own);
+    let mut cases = Vec::new();
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            eprintln!("skipped {}: it is absent", file.display());
+            continue;
+        };
+        let parsed: RealFixes = serde_saphyr::from_str(&text)
+            .unwrap_or_else(|e| panic!("{} parses: {e}", file.display()));
+        cases.extend(parsed.cases);
+    }
+    cases
+}
+
+/// The project's own real-fix cases are well formed: full commit ids, a verdict the App gives.
+#[test]
+fn the_projects_own_real_fix_cases_are_well_formed() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/real-fixes");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&root).expect("tests/real-fixes") {
+        let path = entry.expect("entry").path();
+        let parsed: RealFixes =
+            serde_saphyr::from_str(&std::fs::read_to_string(&path).expect("read")).expect("parses");
+        for case in parsed.cases {
+            n += 1;
+            for sha in [&case.fix, &case.base] {
+                assert!(
+                    sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()),
+                    "{}: {sha} is not a full commit id",
+                    case.id
+                );
+            }
+            assert!(
+                [
+                    "verified",
+                    "does not fail without the change",
+                    "not deterministic",
+                    "still fails with the change",
+                    "could not run",
+                ]
+                .contains(&case.expected.as_str()),
+                "{}: {:?} is no verdict",
+                case.id,
+                case.expected
+            );
+        }
+    }
+    assert!(n > 0, "no case under {}", root.display());
 }
 
 /// Real fixes of public repositories through the rerun workflow's own shell, both sides, as the
@@ -545,17 +617,7 @@ fn real_fixes_get_their_verdict_through_the_workflows_shell() {
         );
         return;
     };
-    let cases_file =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real-fixes/cases.yaml");
-    let Ok(text) = std::fs::read_to_string(&cases_file) else {
-        eprintln!("skipped: {} is absent", cases_file.display());
-        return;
-    };
-    #[derive(serde::Deserialize)]
-    struct Cases {
-        cases: Vec<RealFix>,
-    }
-    let cases: Cases = serde_saphyr::from_str(&text).expect("cases.yaml parses");
+    let cases = real_fix_cases();
     let var = |k: &str, d: u32| {
         std::env::var(k)
             .ok()
@@ -568,7 +630,7 @@ fn real_fixes_get_their_verdict_through_the_workflows_shell() {
     );
     let only = std::env::var("REPRO_GATE_REAL_FIXES_ONLY").unwrap_or_default();
     let mut rows = Vec::new();
-    for case in cases.cases {
+    for case in cases {
         if !only.is_empty() && !only.split(',').any(|o| o == case.id) {
             continue;
         }
@@ -590,6 +652,15 @@ fn real_fixes_get_their_verdict_through_the_workflows_shell() {
                 .is_ok_and(|s| s.success())
         {
             eprintln!("skipped {}: pytest is not installed", case.id);
+            continue;
+        }
+        if runner == "go"
+            && !Command::new("go")
+                .arg("version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        {
+            eprintln!("skipped {}: go is not installed", case.id);
             continue;
         }
         // The fix's changed files, and the test files the App lays over the base.
@@ -627,9 +698,9 @@ fn real_fixes_get_their_verdict_through_the_workflows_shell() {
             .expect("the case's config"),
             None => repro_gate::core::config::RepoConfig::default(),
         };
-        config.rerun.run_timeout_seconds = u64::from(timeout);
+        config.rerun.run_timeout_seconds = u64::from(case.timeout.unwrap_or(timeout));
         let options = repro_gate::core::rerun::options_input(&config, true);
-        let runs_s = runs.to_string();
+        let runs_s = runs.max(case.runs.unwrap_or(0)).to_string();
         let tests_s = tests.join(" ");
         let start = std::time::Instant::now();
         let side = |which: &str| -> SideState {
