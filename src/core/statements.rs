@@ -4,7 +4,9 @@
 //! moved out of a guarded scope leaves it. Linear: one pass over a hunk's lines, one map of its
 //! removed lines.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+
+use hashbrown::HashMap;
 
 use super::diff::{LineKind, PatchLine};
 
@@ -52,24 +54,39 @@ pub fn moved_across_sync<'a>(
 }
 
 /// One statement of a hunk's side: its text with the lines it spans joined, where it starts
-/// and ends, and whether every line of it was removed (or every one added).
-struct Statement {
-    text: String,
+/// and ends, and whether every line of it was removed (or every one added). Most statements
+/// are one line, whose text is borrowed; only a statement over several lines is joined.
+struct Statement<'a> {
+    text: Cow<'a, str>,
     first: usize,
     last: usize,
     kind: LineKind,
 }
 
+/// Open parentheses and brackets less closed ones: a statement goes on while they are open.
+fn depth_change(t: &str) -> i64 {
+    // A table, not a match: this runs on every byte of every hunk that moved lines.
+    static STEP: [i8; 256] = {
+        let mut t = [0i8; 256];
+        t[b'(' as usize] = 1;
+        t[b'[' as usize] = 1;
+        t[b')' as usize] = -1;
+        t[b']' as usize] = -1;
+        t
+    };
+    t.bytes().map(|c| i64::from(STEP[usize::from(c)])).sum()
+}
+
 /// The statements of one side of a hunk (`Added` or `Removed`, with the context lines both
 /// sides share), continuation lines joined: `x = append(` and `x, c)` are `x = append(x, c)`.
-fn statements_of(hunk: &[PatchLine<'_>], side: LineKind) -> Vec<Statement> {
+fn statements_of<'a>(hunk: &[PatchLine<'a>], side: LineKind) -> Vec<Statement<'a>> {
     let open_end = |t: &str| {
         t.ends_with([
             '(', '[', ',', '+', '-', '*', '/', '%', '&', '|', '=', '<', '>', '.', '?', ':', '\\',
         ])
     };
     let mut out = Vec::new();
-    let mut cur: Option<Statement> = None;
+    let mut cur: Option<Statement<'a>> = None;
     let mut depth = 0i64;
     for (i, l) in hunk.iter().enumerate() {
         if l.kind != side && l.kind != LineKind::Context {
@@ -79,25 +96,29 @@ fn statements_of(hunk: &[PatchLine<'_>], side: LineKind) -> Vec<Statement> {
         if t.is_empty() {
             continue;
         }
-        let continues = cur.is_some();
-        let st = cur.get_or_insert_with(|| Statement {
-            text: String::new(),
-            first: i,
-            last: i,
-            kind: l.kind,
-        });
-        if continues {
-            let tight = st.text.ends_with(['(', '[']) || t.starts_with([')', ']', ',', '.']);
-            if !tight {
-                st.text.push(' ');
+        match cur.as_mut() {
+            None => {
+                cur = Some(Statement {
+                    text: Cow::Borrowed(t),
+                    first: i,
+                    last: i,
+                    kind: l.kind,
+                })
             }
-            if st.kind != l.kind {
-                st.kind = LineKind::Context;
+            Some(st) => {
+                let tight = st.text.ends_with(['(', '[']) || t.starts_with([')', ']', ',', '.']);
+                let text = st.text.to_mut();
+                if !tight {
+                    text.push(' ');
+                }
+                text.push_str(t);
+                if st.kind != l.kind {
+                    st.kind = LineKind::Context;
+                }
+                st.last = i;
             }
         }
-        st.text.push_str(t);
-        st.last = i;
-        depth += t.matches(['(', '[']).count() as i64 - t.matches([')', ']']).count() as i64;
+        depth += depth_change(t);
         if depth <= 0 && !open_end(t) {
             depth = 0;
             if let Some(done) = cur.take() {
@@ -125,7 +146,7 @@ fn moved_in_hunk<'a>(
     let mut removed: HashMap<&str, usize> = HashMap::new();
     for st in &removed_side {
         if st.kind == LineKind::Removed && statement(&st.text).is_some() {
-            removed.entry(st.text.as_str()).or_insert(st.first);
+            removed.entry(&*st.text).or_insert(st.first);
         }
     }
     if removed.is_empty() {
@@ -138,7 +159,7 @@ fn moved_in_hunk<'a>(
         if st.kind != LineKind::Added || statement(&st.text).is_none() {
             continue;
         }
-        let Some(&r) = removed.get(st.text.as_str()) else {
+        let Some(&r) = removed.get(&*st.text) else {
             continue;
         };
         let (lo, hi) = (r.min(st.first), r.max(st.last));
@@ -193,11 +214,11 @@ pub fn orderings_in_atomic_calls<'a>(lines: impl Iterator<Item = PatchLine<'a>>)
                 text: t,
             });
         }
-        if new_depth == 0 && old_depth == 0 && !t.contains('(') {
+        if new_depth == 0 && old_depth == 0 && memchr::memchr(b'(', t.as_bytes()).is_none() {
             continue;
         }
-        let opens = t.matches('(').count() as i64;
-        let closes = t.matches(')').count() as i64;
+        let opens = memchr::memchr_iter(b'(', t.as_bytes()).count() as i64;
+        let closes = memchr::memchr_iter(b')', t.as_bytes()).count() as i64;
         let step = |d: i64| -> i64 {
             if d > 0 {
                 (d + opens - closes).max(0)
