@@ -4,7 +4,8 @@
 //!     cargo bench --bench check_body
 //!
 //! Bodies: alternating `seed: N` / test-name lines (each seed once needed a rescan of the
-//! body), a race-report near-miss repeated, and markdown soup (fences, comments, tables).
+//! body), a race-report near-miss repeated, thousands of trace files and links (each was once
+//! compared with every one before it), and markdown soup (fences, comments, tables).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use repro_gate::core::evidence::check_body;
@@ -44,6 +45,14 @@ fn bodies(kib: usize) -> Vec<(&'static str, String)> {
             // Seeds with no test anywhere: every one looks for its test.
             "seed-paragraphs-no-test",
             fill(|i| format!("seed: {i}\n\n"), bytes),
+        ),
+        (
+            // Thousands of distinct trace files and links: each is kept once.
+            "trace-names",
+            fill(
+                |i| format!("see trace-{i}.out and https://example.com/x/run{i}.pftrace\n"),
+                bytes,
+            ),
         ),
         (
             "markdown-soup",

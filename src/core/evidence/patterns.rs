@@ -65,12 +65,16 @@ const PLACEHOLDER_TESTS: &[&str] = &[
 /// Test identifiers named in `text`, most specific forms first.
 pub fn tests_in(text: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
+    // Each name once, in the order first seen; a set, not a scan of `found`: a body can name
+    // thousands of tests.
+    let mut seen: hashbrown::HashSet<String> = hashbrown::HashSet::new();
     let mut push = |s: &str| {
         let s = s.trim_matches(|c: char| c == '`' || c == '\'' || c == '"' || c == '.' || c == ',');
         if s.is_empty() || is_placeholder(s) || PLACEHOLDER_TESTS.contains(&s) {
             return;
         }
-        if !found.iter().any(|f| f == s) {
+        if !seen.contains(s) {
+            seen.insert(s.to_string());
             found.push(s.to_string());
         }
     };
@@ -226,15 +230,21 @@ pub fn trace_links_in(text: &str) -> Vec<String> {
         .find_iter(text)
         .map(|m| m.as_str().to_string())
         .collect();
+    // Sets, not scans of `found`: a body can name thousands of files. A file name that a
+    // linked URL ends in is that link, not a second trace.
+    let mut seen: hashbrown::HashSet<String> = found.iter().cloned().collect();
     for m in url().find_iter(text) {
         let u = m.as_str().trim_end_matches(['.', ',', ')']);
-        if trace_file().is_match(u) && !found.iter().any(|f| f == u) {
+        if trace_file().is_match(u) && seen.insert(u.to_string()) {
             found.push(u.to_string());
+            for c in trace_file().captures_iter(u) {
+                seen.insert(c[1].to_string());
+            }
         }
     }
     for c in trace_file().captures_iter(text) {
         let f = &c[1];
-        if !found.iter().any(|x| x.contains(f)) {
+        if seen.insert(f.to_string()) {
             found.push(f.to_string());
         }
     }
