@@ -122,7 +122,7 @@ pub fn rerun_command(package: Option<&str>, name: &str) -> Option<String> {
 
 /// A reliability-file row for a test id (a lookup: no failure report behind it).
 pub fn row_for(id: &str, file: &ReliabilityFile) -> Row {
-    let (package, name) = crate::core::reliability::split_id(id);
+    let (package, name) = crate::core::test_ids::split_id(id);
     row_of(id, package, name, file)
 }
 

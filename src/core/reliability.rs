@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::test_ids;
 use super::tier::Tier;
 
 /// Largest reliability file read.
@@ -189,14 +190,6 @@ fn validate(file: &ReliabilityFile) -> Result<(), ReliabilityError> {
     Ok(())
 }
 
-/// `pkg/path::Name` → (`pkg/path`, `Name`); an id without `::` is a bare name.
-pub fn split_id(id: &str) -> (Option<&str>, &str) {
-    match id.split_once("::") {
-        Some((pkg, name)) => (Some(pkg), name),
-        None => (None, id),
-    }
-}
-
 /// True when `suffix` is `path` or ends it on a `/`, `.` or `::` boundary.
 fn path_suffix(path: &str, suffix: &str) -> bool {
     let path = path.trim_end_matches('/');
@@ -212,21 +205,31 @@ impl ReliabilityFile {
     /// The entry of a failing test: names equal and the entry's package a path-suffix of the
     /// failing test's package; a subtest (`TestX/case`) falls back to its parent.
     pub fn find(&self, package: Option<&str>, name: &str) -> Option<&TestEntry> {
-        self.find_exact(package, name).or_else(|| {
-            let mut parent = name;
-            while let Some((p, _)) = parent.rsplit_once('/') {
-                if let Some(e) = self.find_exact(package, p) {
-                    return Some(e);
+        self.find_exact(package, name)
+            .or_else(|| {
+                // The same test named in another of its forms (`tests/bounded.rs::x` for
+                // `bounded::x`, `PoolTest#m` for `com.acme.PoolTest.m`).
+                let id = match package {
+                    Some(p) => format!("{p}::{name}"),
+                    None => name.to_string(),
+                };
+                self.tests.iter().find(|t| test_ids::same_test(&t.id, &id))
+            })
+            .or_else(|| {
+                let mut parent = name;
+                while let Some((p, _)) = parent.rsplit_once('/') {
+                    if let Some(e) = self.find_exact(package, p) {
+                        return Some(e);
+                    }
+                    parent = p;
                 }
-                parent = p;
-            }
-            None
-        })
+                None
+            })
     }
 
     fn find_exact(&self, package: Option<&str>, name: &str) -> Option<&TestEntry> {
         self.tests.iter().find(|t| {
-            let (id_pkg, id_name) = split_id(&t.id);
+            let (id_pkg, id_name) = test_ids::split_id(&t.id);
             match (id_pkg, package) {
                 (Some(ip), Some(fp)) => {
                     (id_name == name && path_suffix(fp, ip))

@@ -7,8 +7,6 @@
 //! reported as ambiguous by the run's judge (core::runs), naming both.
 
 use crate::core::failures::TestResult;
-use crate::core::reliability::split_id;
-use crate::core::rerun::same_test;
 
 /// What a runner is told, and what its output is matched against.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -223,10 +221,108 @@ pub fn matches(sel: &Selection, id: &str, r: &TestResult) -> bool {
     same_test(id, &r.test.id()) || same_test(&sel.name, &r.test.id())
 }
 
+/// `pkg/path::Name` → (`pkg/path`, `Name`); an id without `::` is a bare name.
+pub fn split_id(id: &str) -> (Option<&str>, &str) {
+    match id.split_once("::") {
+        Some((pkg, name)) => (Some(pkg), name),
+        None => (None, id),
+    }
+}
+
+/// Source files' extensions, dropped where a file names a test's place.
+const SOURCE_EXTENSIONS: &[&str] = &[
+    ".rs", ".py", ".go", ".cc", ".cpp", ".cxx", ".c", ".h", ".hpp", ".java", ".kt", ".ts", ".tsx",
+    ".js", ".jsx", ".mjs", ".cjs", ".swift", ".cs", ".rb",
+];
+
+/// A test id as the parts it is made of, outermost first, whatever form it came in: the
+/// package, file, module, class or `describe` blocks it stands in, then its own name, its
+/// subtests and its parameters (a `[…]` is kept whole). Separators (`::`, `#`, ` › `, `/`, `.`)
+/// and source extensions are not parts; nor is a value-parameterized googletest instance's
+/// prefix and index (`CacheEraseRace/LRUCacheTest.EraseDuringLookup/0` is
+/// `LRUCacheTest.EraseDuringLookup`), nor `mod.rs`/`main.rs`, which Rust names by their folder.
+pub fn parts(id: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let majors: Vec<&str> = id
+        .split("::")
+        .flat_map(|m| m.split('#'))
+        .flat_map(|m| m.split('\u{203a}'))
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .collect();
+    let last = majors.len().saturating_sub(1);
+    for (i, major) in majors.into_iter().enumerate() {
+        let mut m = major;
+        if i == last {
+            m = gtest_instance(m).unwrap_or(m);
+        } else if let Some(ext) = SOURCE_EXTENSIONS.iter().find(|e| m.ends_with(*e)) {
+            m = &m[..m.len() - ext.len()];
+            for folder_named in ["/mod", "/main"] {
+                if let Some(rest) = m.strip_suffix(folder_named) {
+                    m = rest;
+                }
+            }
+        }
+        split_outside_brackets(m, &mut out);
+    }
+    out
+}
+
+/// `Prefix/Suite.Name/3` → `Suite.Name`.
+fn gtest_instance(m: &str) -> Option<&str> {
+    let (prefix, rest) = m.split_once('/')?;
+    let (test, index) = rest.rsplit_once('/')?;
+    let word = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_alphanumeric() || c == '_');
+    let (suite, name) = test.split_once('.')?;
+    (word(prefix) && word(suite) && word(name) && index.chars().all(|c| c.is_ascii_digit()))
+        .then_some(test)
+}
+
+/// Splits on `/`, `.` and spaces around the jest separator, keeping a parameter list whole.
+fn split_outside_brackets<'a>(m: &'a str, out: &mut Vec<&'a str>) {
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, c) in m.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            '/' | '.' if depth == 0 => {
+                if i > start {
+                    out.push(&m[start..i]);
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < m.len() {
+        out.push(&m[start..]);
+    }
+}
+
+/// Whether two ids name one test: the parts of one end the parts of the other
+/// (`pool::TestX` is `example.com/acme/pool.TestX`; `forget_blocked_sender` is
+/// `tests/bounded.rs::forget_blocked_sender`), never a parent and its subtest, never two
+/// packages' tests of one name (`bounded::x` is not `unbounded::x`). A bare name is every
+/// test of that name: a run's judge, not this, says when that is several.
+pub fn same_test(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (pa, pb) = (parts(a), parts(b));
+    let (short, long) = if pa.len() <= pb.len() {
+        (&pa, &pb)
+    } else {
+        (&pb, &pa)
+    };
+    !short.is_empty() && long.ends_with(short)
+}
+
 /// The words a declaration of test `id` holds, in any of the forms the test goes by: the
 /// function (`RequestQueuedDuringSwitch` of `DBFlushRaceTest.RequestQueuedDuringSwitch` and of
 /// `CacheEraseRace/LRUCacheTest.EraseDuringLookup/0`'s `EraseDuringLookup`), `TestX` of
-/// `example.com/m/pkg.TestX` and of `TestX/sub`, `test_x` of `tests.test_a.K.test_x` and of
+/// `example.com/m/pkg.TestX`, the subtest's own name of `TestX/slow_start` (`slow`, `start`: its
+/// `t.Run`), `test_x` of `tests.test_a.K.test_x` and of
 /// `a.py::test_x[4]`, `checkoutWakesWaiter` of `pkg.PoolTest#checkoutWakesWaiter`, and the words
 /// of a jest title (`wakes a waiter` of `pool › checkout › wakes a waiter`). A diff declares the
 /// test when its added lines hold every one.
@@ -238,7 +334,7 @@ pub fn declared_words(id: &str) -> Vec<&str> {
     let name = name.split('[').next().unwrap_or(name);
     let name = name.rsplit('#').next().unwrap_or(name);
     // `Prefix/Suite.Name/0`, `example.com/m/pkg.TestX`: the last part with a `.` names it;
-    // `TestX/sub`: the first part.
+    // `TestX/sub`: the first part (then the subtest's, below).
     let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
     let part = parts
         .iter()
@@ -248,6 +344,16 @@ pub fn declared_words(id: &str) -> Vec<&str> {
         .copied()
         .unwrap_or(name);
     let last = part.rsplit('.').next().unwrap_or(part);
+    // A Go subtest (`TestCheckout/drained`) is declared by its `t.Run("drained", …)`, in a
+    // function that may be older than the change; go test writes its spaces as `_`.
+    let is_go_test = ["Test", "Fuzz", "Benchmark"].iter().any(|p| {
+        last.strip_prefix(p)
+            .is_some_and(|r| !r.starts_with(char::is_lowercase))
+    });
+    if is_go_test && parts.first() == Some(&part) && parts.len() > 1 {
+        let sub = parts[parts.len() - 1];
+        return sub.split('_').filter(|w| !w.is_empty()).collect();
+    }
     if last.is_empty() {
         Vec::new()
     } else {
@@ -257,7 +363,118 @@ pub fn declared_words(id: &str) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests {
-    use super::declared_words;
+    use super::{declared_words, parts, same_test};
+
+    /// One test per row, in the forms it goes by (written for this project, one per runner).
+    const FORMS: &[&[&str]] = &[
+        &[
+            "LockTableTest.ReleaseWakesWaiter",
+            "storage/lock_table_test::LockTableTest.ReleaseWakesWaiter",
+            "storage/lock_table_test.cc::LockTableTest.ReleaseWakesWaiter",
+        ],
+        &[
+            "Shards/ShardMapTest.ResizeDuringRead/0",
+            "Shards/ShardMapTest.ResizeDuringRead/3",
+            "ShardMapTest.ResizeDuringRead",
+        ],
+        &[
+            "queue/broker::TestAckAfterRedelivery",
+            "example.org/mq/queue/broker.TestAckAfterRedelivery",
+            "TestAckAfterRedelivery",
+        ],
+        &[
+            "queue/broker::TestFanout/slow_consumer",
+            "TestFanout/slow_consumer",
+        ],
+        &[
+            "mpsc::recv_after_close",
+            "tests/mpsc.rs::recv_after_close",
+            "tests/mpsc/main.rs::recv_after_close",
+            "recv_after_close",
+        ],
+        &[
+            "sched::timer::tests::fires_once",
+            "src/sched/timer.rs::tests::fires_once",
+            "src/sched/timer/mod.rs::tests::fires_once",
+        ],
+        &[
+            "tests/test_pool.py::TestPool::test_release_on_cancel",
+            "tests.test_pool.TestPool.test_release_on_cancel",
+            "TestPool::test_release_on_cancel",
+        ],
+        &["tests/test_sem.py::test_acquire[3-workers]"],
+        &[
+            "org.acme.cache.CacheTest#evictWhileLoading",
+            "org.acme.cache.CacheTest.evictWhileLoading",
+            "CacheTest.evictWhileLoading",
+        ],
+        &[
+            "lock \u{203a} release \u{203a} wakes the next waiter",
+            "src/lock.spec.ts \u{203a} lock \u{203a} release \u{203a} wakes the next waiter",
+        ],
+    ];
+
+    #[test]
+    fn every_form_of_a_test_is_that_test_and_no_other() {
+        for (i, row) in FORMS.iter().enumerate() {
+            for a in *row {
+                for b in *row {
+                    assert!(same_test(a, b), "{a:?} and {b:?} are one test");
+                }
+                for (j, other) in FORMS.iter().enumerate() {
+                    if i != j {
+                        for b in *other {
+                            assert!(!same_test(a, b), "{a:?} is not {b:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_test_is_found_with_or_without_the_module_prefix() {
+        let w = "services/billing/integration::TestInvoiceRetryIdempotent";
+        assert!(same_test(w, w));
+        assert!(same_test(
+            w,
+            "example.com/acme/services/billing/integration::TestInvoiceRetryIdempotent"
+        ));
+        assert!(same_test(w, "TestInvoiceRetryIdempotent"));
+        assert!(!same_test(w, "services/billing/integration::TestOther"));
+        assert!(!same_test(w, "services/other::TestInvoiceRetryIdempotent"));
+    }
+
+    #[test]
+    fn near_names_are_other_tests() {
+        for (a, b) in [
+            // A parent and its subtest; two subtests.
+            (
+                "queue/broker::TestFanout",
+                "queue/broker::TestFanout/slow_consumer",
+            ),
+            ("TestFanout/slow_consumer", "TestFanout/fast_consumer"),
+            // One name in two binaries, two packages, two classes.
+            ("mpsc::recv_after_close", "broadcast::recv_after_close"),
+            (
+                "tests/mpsc.rs::recv_after_close",
+                "tests/spmc.rs::recv_after_close",
+            ),
+            ("queue/broker::TestAck", "queue/client::TestAck"),
+            ("org.acme.A#m", "org.acme.B#m"),
+            // Two parameters; a parameter's dots and slashes are the parameter's.
+            ("t.py::test_x[a/b.c]", "t.py::test_x[a]"),
+            ("t.py::test_x[1]", "t.py::test_x[2]"),
+            // A word is not a part of a longer word.
+            ("pool::TestAck", "pool::TestAckAll"),
+        ] {
+            assert!(!same_test(a, b), "{a:?} is not {b:?}");
+            assert!(!same_test(b, a), "{b:?} is not {a:?}");
+        }
+        assert_eq!(parts("t.py::test_x[a/b.c]"), ["t", "test_x[a/b.c]"]);
+        assert!(parts("").is_empty());
+        assert!(!same_test("", "x"));
+    }
 
     #[test]
     fn every_form_a_test_goes_by_names_the_words_of_its_declaration() {
@@ -282,7 +499,8 @@ mod tests {
                 "example.com/acme/services/pool.TestCheckoutWakeupOrdering",
                 vec!["TestCheckoutWakeupOrdering"],
             ),
-            ("services/pool::TestCheckout/drained", vec!["TestCheckout"]),
+            ("services/pool::TestCheckout/drained", vec!["drained"]),
+            ("TestFanout/slow_consumer", vec!["slow", "consumer"]),
             (
                 "tests/bounded.rs::forget_blocked_sender",
                 vec!["forget_blocked_sender"],

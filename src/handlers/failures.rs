@@ -149,11 +149,14 @@ pub async fn on_failed_check(
             if let Some((_, id, comment_id)) = sessions
                 .iter()
                 .rev()
-                .find(|(test, _, _)| rerun::same_test(test, &r.id))
+                .find(|(test, _, _)| crate::core::test_ids::same_test(test, &r.id))
             {
                 let anchor = comment_id.map(|c| format!("#issuecomment-{c}"));
                 r.session = Some(rerun::comment::pointer(anchor.as_deref(), id));
-            } else if skipped.iter().any(|t| rerun::same_test(t, &r.id)) {
+            } else if skipped
+                .iter()
+                .any(|t| crate::core::test_ids::same_test(t, &r.id))
+            {
                 r.session = Some(rerun::comment::FORK_NOTE.to_string());
             }
         }

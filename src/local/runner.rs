@@ -207,7 +207,7 @@ impl Runner {
             Family::Pytest => test_ids::pytest(test, |p| dir.join(p).is_file()),
             Family::Jest => Selection {
                 target: Vec::new(),
-                name: crate::core::reliability::split_id(test).1.to_string(),
+                name: crate::core::test_ids::split_id(test).1.to_string(),
                 package: None,
                 binary: None,
             },

@@ -26,6 +26,7 @@ mod recovery;
 mod reliability_comment;
 mod replicas;
 mod rerun;
+mod test_ids;
 mod test_pages;
 mod verify;
 mod workflow_shell;

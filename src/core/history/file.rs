@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use super::tiers::{Change, Decided, TestHistory, decide, pct};
 use crate::core::reliability::{Policy, ReliabilityFile, TestEntry};
+use crate::core::test_ids;
 
 /// The header the generator writes.
 pub const HEADER: &str = "# Generated nightly by repro-gate from CI history. Edit tier/notes by PR; never hand-edit stats.";
@@ -31,11 +32,17 @@ pub fn build<'a>(
     let policy = &existing.policy;
     let by_id: std::collections::HashMap<&str, &TestEntry> =
         existing.tests.iter().map(|t| (t.id.as_str(), t)).collect();
+    let mut by_last: std::collections::HashMap<&str, Vec<&str>> = Default::default();
+    for t in &existing.tests {
+        if let Some(last) = test_ids::parts(&t.id).last() {
+            by_last.entry(last).or_default().push(t.id.as_str());
+        }
+    }
     let mut seen = std::collections::HashSet::new();
     let mut tests = Vec::new();
     let mut changes = Vec::new();
     for h in histories {
-        let id = resolve(&by_id, h.id).unwrap_or(h.id);
+        let id = resolve(&by_id, &by_last, h.id).unwrap_or(h.id);
         if !seen.insert(id.to_string()) {
             continue;
         }
@@ -69,25 +76,24 @@ pub fn build<'a>(
     }
 }
 
-/// The existing entry a recorded id belongs to: the same id, or an entry whose package is a
-/// path-suffix of the recorded package (Go import paths carry the module prefix).
+/// The existing entry a recorded id belongs to: the same id, else an entry that names the
+/// same test in another form (Go import paths carry the module prefix; `tests/bounded.rs::x`
+/// is `bounded::x`): see [`test_ids::same_test`]. Entries are looked up by their last part, so
+/// a history of thousands of tests stays linear.
 fn resolve<'a>(
     by_id: &std::collections::HashMap<&'a str, &'a TestEntry>,
+    by_last: &std::collections::HashMap<&'a str, Vec<&'a str>>,
     id: &str,
 ) -> Option<&'a str> {
     if let Some((k, _)) = by_id.get_key_value(id) {
         return Some(k);
     }
-    let (pkg, name) = id.rsplit_once("::")?;
-    let mut p = pkg;
-    while let Some((_, rest)) = p.split_once('/') {
-        let candidate = format!("{rest}::{name}");
-        if let Some((k, _)) = by_id.get_key_value(candidate.as_str()) {
-            return Some(k);
-        }
-        p = rest;
-    }
-    None
+    let parts = test_ids::parts(id);
+    by_last
+        .get(parts.last()?)?
+        .iter()
+        .copied()
+        .find(|entry| test_ids::same_test(entry, id))
 }
 
 fn q(s: &str) -> String {

@@ -8,6 +8,8 @@ pub mod verdict;
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::test_ids;
+
 /// Which commit a side of a session reruns the test on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -120,31 +122,14 @@ pub fn marker(session: &str) -> String {
     format!("<!-- repro-gate:rerun:{session} -->")
 }
 
-/// Whether a result id is the test a session reruns: the same id, or the same name with the
-/// session's package a path-suffix of the result's (Go import paths carry the module prefix),
-/// or the same name when either side names no package.
-pub fn same_test(wanted: &str, got: &str) -> bool {
-    if wanted == got {
-        return true;
-    }
-    let (wp, wn) = crate::core::reliability::split_id(wanted);
-    let (gp, gn) = crate::core::reliability::split_id(got);
-    if wn != gn {
-        return false;
-    }
-    match (wp, gp) {
-        (Some(w), Some(g)) => {
-            g == w || g.ends_with(&format!("/{w}")) || w.ends_with(&format!("/{g}"))
-        }
-        _ => true,
-    }
-}
-
 /// Failures and runs of the session's test among a run's results (every id that is the test:
-/// see [`same_test`]).
+/// see [`test_ids::same_test`]).
 pub fn count_of(test: &str, results: &[crate::core::failures::TestResult]) -> verdict::Count {
     let mut count = verdict::Count::default();
-    for r in results.iter().filter(|r| same_test(test, &r.test.id())) {
+    for r in results
+        .iter()
+        .filter(|r| test_ids::same_test(test, &r.test.id()))
+    {
         count.failures += r.failures;
         count.runs += r.failures + r.passes;
     }
@@ -274,19 +259,6 @@ mod tests {
         assert_ne!(a, session_id(b"other", "o/r#1:comment:99"));
         assert!(valid_session(&a) && a.len() == 23, "{a}");
         assert!(!valid_session("") && !valid_session("a b") && !valid_session(&"x".repeat(65)));
-    }
-
-    #[test]
-    fn the_test_is_found_with_or_without_the_module_prefix() {
-        let w = "services/billing/integration::TestInvoiceRetryIdempotent";
-        assert!(same_test(w, w));
-        assert!(same_test(
-            w,
-            "example.com/acme/services/billing/integration::TestInvoiceRetryIdempotent"
-        ));
-        assert!(same_test(w, "TestInvoiceRetryIdempotent"));
-        assert!(!same_test(w, "services/billing/integration::TestOther"));
-        assert!(!same_test(w, "services/other::TestInvoiceRetryIdempotent"));
     }
 
     #[test]
