@@ -59,7 +59,6 @@ pub struct PatchLine<'a> {
     pub text: &'a str,
 }
 
-/// Iterates over the lines of a patch (hunks only; file headers are skipped).
 /// `text.lines()`, split with a vectorised search: the diff's lines are short and many, and
 /// this runs over every byte of every patch.
 pub fn lines(text: &str) -> impl Iterator<Item = &str> {
@@ -81,6 +80,7 @@ pub fn lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// Iterates over the lines of a patch (hunks only; file headers are skipped).
 pub fn patch_lines(patch: &str) -> impl Iterator<Item = PatchLine<'_>> {
     let mut old = 0u32;
     let mut new = 0u32;

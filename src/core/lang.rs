@@ -518,6 +518,7 @@ fn prefix_is_raw(lang: Lang, b: &[u8], i: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn a_generated_banner_counts_in_the_first_forty_lines_only() {
@@ -538,7 +539,6 @@ mod tests {
         assert!(patch_says_generated(&edge));
         assert!(!patch_says_generated("+mu.Lock()\n"));
     }
-    use super::*;
 
     fn strip_all(lang: Lang, text: &str) -> Vec<String> {
         let mut state = LexState::Code;

@@ -214,10 +214,10 @@ pub fn orderings_in_atomic_calls<'a>(lines: impl Iterator<Item = PatchLine<'a>>)
                 text: t,
             });
         }
-        if new_depth == 0 && old_depth == 0 && memchr::memchr(b'(', t.as_bytes()).is_none() {
+        let opens = memchr::memchr_iter(b'(', t.as_bytes()).count() as i64;
+        if new_depth == 0 && old_depth == 0 && opens == 0 {
             continue;
         }
-        let opens = memchr::memchr_iter(b'(', t.as_bytes()).count() as i64;
         let closes = memchr::memchr_iter(b')', t.as_bytes()).count() as i64;
         let step = |d: i64| -> i64 {
             if d > 0 {

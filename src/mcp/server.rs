@@ -161,8 +161,7 @@ fn read(path: &Path, what: &str) -> Result<String, String> {
 #[tool_router]
 impl Tools {
     #[tool(
-        description = "A test's reliability tier (trusted, probation, quarantined), its stats, owner and ticket, and what to do about a failure of it, from the repository's reliability file. Call it before reasoning about any failing test."
-,
+        description = "A test's reliability tier (trusted, probation, quarantined), its stats, owner and ticket, and what to do about a failure of it, from the repository's reliability file. Call it before reasoning about any failing test.",
         input_schema = schema::<LookupParams>()
     )]
     async fn lookup_test(&self, args: JsonObject) -> CallToolResult {
@@ -190,8 +189,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Whether a PR description holds a deterministic reproduction the gate accepts (a seed with its test, a forcing interleaving test, or a race/trace report), with the evidence found and the problems with near misses."
-,
+        description = "Whether a PR description holds a deterministic reproduction the gate accepts (a seed with its test, a forcing interleaving test, or a race/trace report), with the evidence found and the problems with near misses.",
         input_schema = schema::<CheckDescriptionParams>()
     )]
     async fn check_description(&self, args: JsonObject) -> CallToolResult {
@@ -211,8 +209,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Whether a unified diff touches concurrency code (so the gate will ask its PR for a reproduction), with the file, line and rule of each reason."
-,
+        description = "Whether a unified diff touches concurrency code (so the gate will ask its PR for a reproduction), with the file, line and rule of each reason.",
         input_schema = schema::<ClassifyDiffParams>()
     )]
     async fn classify_diff(&self, args: JsonObject) -> CallToolResult {
@@ -235,8 +232,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "The retry protocol on this git checkout: the test alone `runs` times on HEAD and on the merge base (interleaved, caches off), and the verdict (not this change, this change makes it fail, broken on both, no failure, inconclusive) with the numbers and, for not this change, the quarantine ticket text. Sends progress notifications; cancelling it removes its worktrees."
-,
+        description = "The retry protocol on this git checkout: the test alone `runs` times on HEAD and on the merge base (interleaved, caches off), and the verdict (not this change, this change makes it fail, broken on both, no failure, inconclusive) with the numbers and, for not this change, the quarantine ticket text. Sends progress notifications; cancelling it removes its worktrees.",
         input_schema = schema::<RerunParams>()
     )]
     async fn rerun_local(
@@ -260,8 +256,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Runs a reproduction on this git checkout as the gate would: the merge base with HEAD's changed test files laid over it must fail, HEAD must pass. The claim comes from `body` (a PR description) or `test`/`seed`. Verdicts: verified, does not fail without the change, not deterministic, still fails with the change, could not run. Sends progress notifications; cancelling it removes its worktrees."
-,
+        description = "Runs a reproduction on this git checkout as the gate would: the merge base with HEAD's changed test files laid over it must fail, HEAD must pass. The claim comes from `body` (a PR description) or `test`/`seed`. Verdicts: verified, does not fail without the change, not deterministic, still fails with the change, could not run. Sends progress notifications; cancelling it removes its worktrees.",
         input_schema = schema::<VerifyParams>()
     )]
     async fn verify_local(
