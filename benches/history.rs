@@ -180,9 +180,11 @@ fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let url = std::env::var("HISTORY_DB")
         .unwrap_or_else(|_| format!("sqlite://{}/history.db", dir.path().display()));
-    let tests = env_or("HISTORY_TESTS", 5_000usize);
-    let runs = env_or("HISTORY_RUNS", 40usize);
-    let windows = env_or("HISTORY_WINDOWS", 50_000usize);
+    // `cargo bench` passes `--bench`; `cargo test --all-targets` does not: a smoke size then.
+    let full = std::env::args().any(|a| a == "--bench");
+    let tests = env_or("HISTORY_TESTS", if full { 5_000usize } else { 50 });
+    let runs = env_or("HISTORY_RUNS", if full { 40usize } else { 4 });
+    let windows = env_or("HISTORY_WINDOWS", if full { 50_000usize } else { 500 });
     let tag = std::process::id();
     rt.block_on(async {
         let store = Store::connect(&url).await.expect("database");

@@ -96,6 +96,7 @@ impl Queue {
             serial_key: task.serial_key(),
             unique_key,
             run_at_ms: now + i64::try_from(delay.as_millis()).unwrap_or(i64::MAX / 4),
+            lane: task.lane(),
         };
         let fresh = self.store.enqueue(&job, now).await?;
         if fresh {

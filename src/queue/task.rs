@@ -51,6 +51,17 @@ impl Task {
         }
     }
 
+    /// The installation whose work this is (0: the App's own), so claims are fair across
+    /// installations (docs/service.md#the-job-queue).
+    pub fn lane(&self) -> i64 {
+        match self {
+            Task::EvaluatePr { installation, .. }
+            | Task::QuarantineTicket { installation, .. }
+            | Task::HistoryPublish { installation, .. } => *installation,
+            Task::CatchUp | Task::RerunTimeout { .. } | Task::HistorySchedule => 0,
+        }
+    }
+
     /// Jobs with one key never run at once. A PR's tasks share the key of its webhooks.
     pub fn serial_key(&self) -> String {
         match self {

@@ -20,17 +20,19 @@ impl Store {
     /// Enqueues a typed job. False when a job with its unique key already exists.
     pub async fn enqueue(&self, job: &NewJob, now_ms: i64) -> anyhow::Result<bool> {
         const SQL: &str = "INSERT INTO jobs (kind, args, event, serial_key, unique_key, state, attempts, \
-            run_at_ms, created_at_ms, updated_at_ms) VALUES ($1, $2, $1, $3, $4, 'queued', 0, $5, $6, $6) \
+            run_at_ms, created_at_ms, updated_at_ms, lane) VALUES ($1, $2, $1, $3, $4, 'queued', 0, $5, $6, $6, $7) \
             ON CONFLICT DO NOTHING";
         let n = on_pool!(self, pool => sqlx::query(SQL)
             .bind(job.kind).bind(&job.args).bind(&job.serial_key).bind(job.unique_key.as_deref())
-            .bind(job.run_at_ms).bind(now_ms)
+            .bind(job.run_at_ms).bind(now_ms).bind(job.lane)
             .execute(pool).await.context("enqueueing a job")?.rows_affected());
         Ok(n == 1)
     }
 
-    /// Claims the oldest ready job whose serial key has no other running job, leasing it to
-    /// `owner` until `now_ms + lease_ms`. A running job whose lease expired is ready again.
+    /// Claims a ready job whose serial key has no other running job, leasing it to `owner` until
+    /// `now_ms + lease_ms`: the oldest of the installation (lane) with the fewest running jobs,
+    /// so one installation's burst never holds back another's work. A running job whose lease
+    /// expired is ready again.
     pub async fn claim_job(
         &self,
         owner: &str,

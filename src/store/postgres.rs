@@ -43,7 +43,7 @@ pub(super) async fn insert_deliveries(
         .collect();
     if !new_jobs.is_empty() {
         let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new(
-            "INSERT INTO jobs (delivery_id, event, action, serial_key, state, attempts, run_at_ms, created_at_ms, updated_at_ms) ",
+            "INSERT INTO jobs (delivery_id, event, action, serial_key, state, attempts, run_at_ms, created_at_ms, updated_at_ms, lane) ",
         );
         q.push_values(new_jobs, |mut row, d| {
             row.push_bind(d.delivery_id.as_str())
@@ -54,7 +54,8 @@ pub(super) async fn insert_deliveries(
                 .push_bind(0i32)
                 .push_bind(now_ms)
                 .push_bind(now_ms)
-                .push_bind(now_ms);
+                .push_bind(now_ms)
+                .push_bind(d.installation_id.unwrap_or(0));
         });
         q.build().execute(&mut *tx).await?;
     }
@@ -73,12 +74,16 @@ pub(super) async fn claim_job(
     now_ms: i64,
     lease_ms: i64,
 ) -> anyhow::Result<Option<ClaimedJob>> {
-    const CANDIDATES: &str = "SELECT j.id, j.serial_key FROM jobs j \
+    // Fair across installations (docs/service.md#the-job-queue): the lanes with the fewest
+    // running jobs first, then the oldest ready job.
+    const CANDIDATES: &str = "WITH busy AS (SELECT lane, COUNT(*) AS n FROM jobs \
+            WHERE state = 'running' AND lease_until_ms >= $1 GROUP BY lane) \
+        SELECT j.id, j.serial_key FROM jobs j LEFT JOIN busy b ON b.lane = j.lane \
         WHERE ((j.state = 'queued' AND j.run_at_ms <= $1) \
             OR (j.state = 'running' AND j.lease_until_ms < $1)) \
           AND NOT EXISTS (SELECT 1 FROM job_keys k WHERE k.serial_key = j.serial_key \
             AND k.job_id <> j.id AND k.lease_until_ms >= $1) \
-        ORDER BY j.run_at_ms, j.id LIMIT 8 FOR UPDATE OF j SKIP LOCKED";
+        ORDER BY COALESCE(b.n, 0), j.run_at_ms, j.id LIMIT 8 FOR UPDATE OF j SKIP LOCKED";
     const TAKE_KEY: &str = "INSERT INTO job_keys (serial_key, job_id, lease_until_ms) VALUES ($1, $2, $3) \
         ON CONFLICT (serial_key) DO UPDATE SET job_id = EXCLUDED.job_id, lease_until_ms = EXCLUDED.lease_until_ms \
         WHERE job_keys.lease_until_ms < $4 OR job_keys.job_id = EXCLUDED.job_id";

@@ -70,7 +70,9 @@ pub(super) async fn insert_deliveries(
 }
 
 /// One UPDATE … RETURNING statement: SQLite takes the write lock when the statement starts, so
-/// the choice of job and the check that its serial key is free happen atomically.
+/// the choice of job and the check that its serial key is free happen atomically. Fair across
+/// installations (docs/service.md#the-job-queue): the lanes with the fewest running jobs first,
+/// then the oldest ready job.
 pub(super) async fn claim_job(
     pool: &SqlitePool,
     owner: &str,
@@ -81,13 +83,15 @@ pub(super) async fn claim_job(
     const SQL: &str = "UPDATE jobs SET state = 'running', lease_owner = ?1, lease_until_ms = ?3, \
             replica = ?4, attempts = attempts + 1, updated_at_ms = ?2 \
         WHERE id = ( \
-            SELECT j.id FROM jobs j \
+            WITH busy AS (SELECT lane, COUNT(*) AS n FROM jobs \
+                WHERE state = 'running' AND lease_until_ms >= ?2 GROUP BY lane) \
+            SELECT j.id FROM jobs j LEFT JOIN busy b ON b.lane = j.lane \
             WHERE ((j.state = 'queued' AND j.run_at_ms <= ?2) \
                 OR (j.state = 'running' AND j.lease_until_ms < ?2)) \
               AND NOT EXISTS ( \
                 SELECT 1 FROM jobs r WHERE r.serial_key = j.serial_key AND r.id <> j.id \
                   AND r.state = 'running' AND r.lease_until_ms >= ?2) \
-            ORDER BY j.run_at_ms, j.id LIMIT 1) \
+            ORDER BY COALESCE(b.n, 0), j.run_at_ms, j.id LIMIT 1) \
         RETURNING id, kind, args, delivery_id, event, action, serial_key, attempts, created_at_ms";
     let row = sqlx::query(SQL)
         .bind(owner)

@@ -38,6 +38,8 @@ pub struct NewJob {
     pub unique_key: Option<String>,
     /// Not before this time (Unix ms).
     pub run_at_ms: i64,
+    /// The installation whose work it is (0: the App's own), for fair claims across them.
+    pub lane: i64,
 }
 
 /// A job leased to one worker.

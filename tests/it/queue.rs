@@ -16,6 +16,7 @@ both_backends!(
     failing_job_ends_dead_after_max_attempts,
     expired_lease_hands_a_stuck_job_to_another_worker,
     claims_skip_a_pr_whose_job_is_running,
+    claims_take_the_installation_with_the_fewest_running_jobs_first,
     jobs_of_one_pr_never_overlap_while_other_prs_proceed,
     a_job_that_hangs_is_stopped_at_its_deadline_and_retried_until_dead,
 );
@@ -176,6 +177,55 @@ async fn claims_skip_a_pr_whose_job_is_running(db: Db) {
         .unwrap()
         .unwrap();
     assert_eq!(third.delivery_id.as_deref(), Some("a-2"));
+    app.stop().await;
+}
+
+/// The payload of `pr_payload` delivered by another installation.
+fn pr_payload_of(installation: i64, repo: &str, number: u64) -> String {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&pr_payload("opened", repo, number)).unwrap();
+    v["installation"]["id"] = installation.into();
+    v.to_string()
+}
+
+/// One installation's burst (older jobs) does not hold back another installation's newer job:
+/// a claim takes the lane with the fewest running jobs first, then the oldest job in it.
+async fn claims_take_the_installation_with_the_fewest_running_jobs_first(db: Db) {
+    let clock = ManualClock::new(1_700_000_000_000);
+    let mut spawn = Spawn::new(&db).workers(0).clock(Arc::new(clock.clone()));
+    spawn.settings.reconcile_minutes = 0;
+    spawn.settings.history_schedule_minutes = 0;
+    let app = spawn.start().await;
+    for n in 1..=5 {
+        app.deliver(
+            "pull_request",
+            &format!("a-{n}"),
+            &pr_payload_of(1, "burst/mono", n),
+        )
+        .await;
+    }
+    app.deliver("pull_request", "b-1", &pr_payload_of(2, "quiet/app", 1))
+        .await;
+    app.deliver("pull_request", "c-1", &pr_payload_of(3, "other/lib", 1))
+        .await;
+    let store = &app.app.store;
+    let now = clock.now_ms_for_test();
+    let claim = async |w: &str| {
+        store
+            .claim_job(w, "test", now, 60_000)
+            .await
+            .unwrap()
+            .and_then(|j| j.delivery_id)
+            .unwrap()
+    };
+    // Nothing runs: the oldest job first (the burst's).
+    assert_eq!(claim("w1").await, "a-1");
+    // The burst has one running: the other installations' jobs go before its older ones.
+    assert_eq!(claim("w2").await, "b-1");
+    assert_eq!(claim("w3").await, "c-1");
+    // Every lane has one running: oldest first again, so the burst still progresses.
+    assert_eq!(claim("w4").await, "a-2");
+    assert_eq!(claim("w5").await, "a-3");
     app.stop().await;
 }
 

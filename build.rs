@@ -1,0 +1,11 @@
+//! Turns on the Postgres variants of the tests when `TEST_DATABASE_URL` is set, so a run without
+//! it reports them as ignored in the test runner's own tally instead of counting them as passed.
+
+fn main() {
+    println!("cargo::rustc-check-cfg=cfg(postgres_tests)");
+    println!("cargo::rerun-if-env-changed=TEST_DATABASE_URL");
+    println!("cargo::rerun-if-changed=build.rs");
+    if std::env::var_os("TEST_DATABASE_URL").is_some_and(|v| !v.is_empty()) {
+        println!("cargo::rustc-cfg=postgres_tests");
+    }
+}
