@@ -218,6 +218,7 @@ pub async fn start(settings: Settings, deps: Deps) -> anyhow::Result<RunningApp>
         )),
         bodies: Arc::default(),
         job_counts: Arc::default(),
+        dashboard_on: settings.oauth_client.is_some(),
     };
     let dashboard = settings.oauth_client.as_ref().map(|(id, secret)| {
         Arc::new(crate::dashboard::Dashboard::new(

@@ -141,11 +141,7 @@ pub fn parse(text: &str) -> Result<ReliabilityFile, ReliabilityError> {
         serde_saphyr::from_str_with_options(text, options).map_err(|e| {
             let loc = e.location();
             ReliabilityError {
-                message: e
-                    .to_string()
-                    .lines()
-                    .next()
-                    .unwrap_or("invalid YAML")
+                message: without_position(e.to_string().lines().next().unwrap_or("invalid YAML"))
                     .to_string(),
                 line: loc.map(|l| l.line()),
                 column: loc.map(|l| l.column()),
@@ -154,6 +150,30 @@ pub fn parse(text: &str) -> Result<ReliabilityFile, ReliabilityError> {
     };
     validate(&file)?;
     Ok(file)
+}
+
+/// The parser's message without its own `error: line N column M:` prefix: the error names the
+/// position once, from its fields.
+fn without_position(message: &str) -> &str {
+    let m = message.trim_start();
+    let m = m.strip_prefix("error:").map(str::trim_start).unwrap_or(m);
+    let Some(rest) = m.strip_prefix("line ") else {
+        return m;
+    };
+    let digits = |t: &str| t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let n = digits(rest);
+    if n == 0 {
+        return m;
+    }
+    let after = rest[n..].trim_start_matches(',').trim_start();
+    let Some(col) = after.strip_prefix("column ") else {
+        return m;
+    };
+    let c = digits(col);
+    if c == 0 {
+        return m;
+    }
+    col[c..].trim_start_matches(':').trim_start()
 }
 
 fn validate(file: &ReliabilityFile) -> Result<(), ReliabilityError> {
@@ -288,6 +308,20 @@ pub fn summarize(file: &ReliabilityFile) -> Summary {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_invalid_files_error_names_its_position_once() {
+        let e = super::parse("tests:\n  - id: [unclosed\n").unwrap_err();
+        let shown = e.to_string();
+        assert!(e.line.is_some(), "{shown}");
+        assert_eq!(shown.matches("line").count(), 1, "{shown}");
+        assert!(!shown.contains("error:"), "{shown}");
+        assert_eq!(
+            super::without_position("error: line 1 column 24: did not find expected key"),
+            "did not find expected key"
+        );
+        assert_eq!(super::without_position("line of sight"), "line of sight");
+    }
+
     use super::*;
 
     const EXAMPLE: &str = "policy:\n  window_runs: 200\n  flake_budget: 0.02\n  promote_after_window: true\n  default_tier: probation\ntests:\n  - id: services/pool/integration::TestPoolCheckoutUnderLoad\n    tier: quarantined\n    runs: 200\n    failures: 29\n    pass_rate: 0.855\n    first_flaky: 2026-05-14\n    owner: platform\n    ticket: PLAT-1182\n    note: Checkout deadline too tight.\n    extra_field: ignored\n  - id: services/pool/unit::TestAcquireReleaseOrdering\n    tier: trusted\n";

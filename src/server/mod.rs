@@ -4,6 +4,7 @@ pub mod budget;
 mod env_file;
 mod error;
 mod health;
+mod home;
 pub mod listen;
 pub mod results;
 pub mod setup;
@@ -50,6 +51,8 @@ pub struct AppState {
     pub bodies: Arc<budget::BodyBudget>,
     /// The last job counts read for `/metrics`, and when.
     pub job_counts: Arc<tokio::sync::Mutex<Option<(std::time::Instant, crate::store::JobCounts)>>>,
+    /// The dashboard's sign-in is configured (its routes answer).
+    pub dashboard_on: bool,
 }
 
 /// Builds the router: the service's own routes and `pages` (the dashboard's, with their own
@@ -64,6 +67,7 @@ pub fn router(state: AppState, pages: Router) -> Router {
             "/api/v1/results",
             post(results::upload).layer(DefaultBodyLimit::disable()),
         )
+        .route("/", get(home::page))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(health::metrics))

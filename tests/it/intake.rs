@@ -280,6 +280,11 @@ async fn setup_mode_answers_503_and_serves_the_setup_page(db: Db) {
     let (status, page) = app.get("/setup").await;
     assert_eq!(status, 200);
     assert!(page.contains("GITHUB_APP_ID"), "{page}");
+    // A first-time visitor of the root finds the setup page from it.
+    let (status, home) = app.get("/").await;
+    assert_eq!(status, 200);
+    assert!(home.contains("href=\"/setup\""), "{home}");
+    assert!(home.contains("/healthz"), "{home}");
     app.stop().await;
 }
 
