@@ -132,13 +132,18 @@ async fn expired_lease_hands_a_stuck_job_to_another_worker(db: Db) {
     rescuer.stop().await;
 }
 
-async fn claims_skip_a_pr_whose_job_is_running(db: Db) {
+/// A service with no workers and no scheduled jobs, on a manual clock: the test claims by hand
+/// and names each job it expects.
+async fn claimed_by_hand(db: &Db) -> (crate::common::TestApp, ManualClock) {
     let clock = ManualClock::new(1_700_000_000_000);
-    let mut spawn = Spawn::new(&db).workers(0).clock(Arc::new(clock.clone()));
-    // This test claims by hand and names each job it expects: no scheduled job among them.
+    let mut spawn = Spawn::new(db).workers(0).clock(Arc::new(clock.clone()));
     spawn.settings.reconcile_minutes = 0;
     spawn.settings.history_schedule_minutes = 0;
-    let app = spawn.start().await;
+    (spawn.start().await, clock)
+}
+
+async fn claims_skip_a_pr_whose_job_is_running(db: Db) {
+    let (app, clock) = claimed_by_hand(&db).await;
     app.deliver("pull_request", "a-1", &pr_payload("opened", "acme/pool", 1))
         .await;
     app.deliver("pull_request", "a-2", &pr_payload("edited", "acme/pool", 1))
@@ -191,11 +196,7 @@ fn pr_payload_of(installation: i64, repo: &str, number: u64) -> String {
 /// One installation's burst (older jobs) does not hold back another installation's newer job:
 /// a claim takes the lane with the fewest running jobs first, then the oldest job in it.
 async fn claims_take_the_installation_with_the_fewest_running_jobs_first(db: Db) {
-    let clock = ManualClock::new(1_700_000_000_000);
-    let mut spawn = Spawn::new(&db).workers(0).clock(Arc::new(clock.clone()));
-    spawn.settings.reconcile_minutes = 0;
-    spawn.settings.history_schedule_minutes = 0;
-    let app = spawn.start().await;
+    let (app, clock) = claimed_by_hand(&db).await;
     for n in 1..=5 {
         app.deliver(
             "pull_request",
