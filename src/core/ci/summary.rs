@@ -172,10 +172,14 @@ pub fn step_summary(d: &Decision, recorded: &[String]) -> String {
         s.push('\n');
     }
     if !d.excused.is_empty() {
-        let _ = writeln!(
-            s,
-            "| quarantined, excused | tier | ticket | owner |\n|---|---|---|---|"
-        );
+        // Excused only when the build passed because of them; beside a failure that stands
+        // nothing was excused, and the title must not say it was.
+        let title = if d.standing == Standing::Excused {
+            "quarantined, excused"
+        } else {
+            "also failed, quarantined (not excused: the failure stands)"
+        };
+        let _ = writeln!(s, "| {title} | tier | ticket | owner |\n|---|---|---|---|");
         for e in &d.excused {
             let _ = writeln!(s, "{}", md_excused(e));
         }

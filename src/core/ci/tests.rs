@@ -249,6 +249,31 @@ fn the_summaries_name_the_tests_and_escape_them() {
 }
 
 #[test]
+fn beside_a_failure_that_stands_nothing_is_titled_excused() {
+    let out = format!(
+        "{}{}",
+        go_fail(
+            "example.com/acme/services/pool/integration",
+            "TestPoolCheckoutUnderLoad"
+        ),
+        go_fail(
+            "example.com/acme/services/pool/unit",
+            "TestAcquireReleaseOrdering"
+        )
+    );
+    let d = run(&out, Ended::Exited(1), FileState::Read(&file()));
+    assert_eq!(d.standing, Standing::Failed, "{d:?}");
+    assert_eq!(d.excused.len(), 1, "{d:?}");
+    let md = summary::step_summary(&d, &[]);
+    assert!(!md.to_lowercase().contains("excused |"), "{md}");
+    assert!(md.contains("not excused: the failure stands"), "{md}");
+    assert!(md.contains("TestPoolCheckoutUnderLoad"), "{md}");
+    // When the quarantined failure is alone, the same table says it was excused.
+    let alone = run(QUARANTINED, Ended::Exited(1), FileState::Read(&file()));
+    assert!(summary::step_summary(&alone, &[]).contains("| quarantined, excused |"));
+}
+
+#[test]
 fn the_junit_written_reads_back_as_the_same_results() {
     let out = format!(
         "{QUARANTINED}=== RUN   TestSkip\n--- SKIP: TestSkip (0.00s)\nok  \texample.com/acme/x\t0.1s\n"
