@@ -136,8 +136,12 @@ pub struct ServeArgs {
     pub client_secret: Option<String>,
 
     /// Worker tasks in this process; 0 accepts and queues only.
-    #[arg(long, env = "REPRO_GATE_WORKERS", default_value_t = 4)]
+    #[arg(long, env = "REPRO_GATE_WORKERS", default_value_t = 16)]
     pub workers: usize,
+
+    /// Most jobs of one installation running at once (over every replica); 0 = no bound.
+    #[arg(long, env = "REPRO_GATE_WORKERS_PER_INSTALLATION", default_value_t = 4)]
+    pub workers_per_installation: usize,
 
     /// Attempts before a failing job is parked as dead.
     #[arg(long, env = "REPRO_GATE_MAX_ATTEMPTS", default_value_t = 8,

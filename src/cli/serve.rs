@@ -60,6 +60,7 @@ fn settings_from(args: ServeArgs) -> anyhow::Result<Settings> {
     settings.history_schedule_minutes = args.history_schedule_minutes;
     settings.queue = QueueSettings {
         workers: args.workers,
+        per_installation: args.workers_per_installation,
         max_attempts: args.max_attempts,
         lease: Duration::from_secs(args.lease_seconds),
         job_deadline: Duration::from_secs(args.job_deadline_seconds),

@@ -7,6 +7,10 @@ use std::time::Duration;
 pub struct QueueSettings {
     /// Worker tasks in this process; 0 accepts and queues only.
     pub workers: usize,
+    /// Most jobs of one installation (lane) running at once, over every replica; 0 = no bound.
+    /// Below `workers`, so one installation's burst leaves workers free for the others' next
+    /// PR (docs/service.md#the-job-queue).
+    pub per_installation: usize,
     /// Attempts before a job is parked as dead.
     pub max_attempts: u32,
     /// How long a claimed job stays leased without a heartbeat.
@@ -37,7 +41,8 @@ pub const MIN_RETENTION_DAYS: u64 = 3;
 impl Default for QueueSettings {
     fn default() -> Self {
         QueueSettings {
-            workers: 4,
+            workers: 16,
+            per_installation: 4,
             max_attempts: 8,
             lease: Duration::from_secs(60),
             job_deadline: Duration::from_secs(15 * 60),

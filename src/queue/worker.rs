@@ -57,7 +57,13 @@ async fn worker_loop(pool: WorkerPool, owner: String, shutdown: CancellationToke
 
         match pool
             .store
-            .claim_job(&owner, &pool.replica, pool.clock.now_ms(), lease_ms)
+            .claim_job_within(
+                &owner,
+                &pool.replica,
+                pool.clock.now_ms(),
+                lease_ms,
+                pool.settings.per_installation,
+            )
             .await
         {
             Ok(Some(job)) => {

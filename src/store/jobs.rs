@@ -40,10 +40,33 @@ impl Store {
         now_ms: i64,
         lease_ms: i64,
     ) -> anyhow::Result<Option<ClaimedJob>> {
+        self.claim_job_within(owner, replica, now_ms, lease_ms, 0)
+            .await
+    }
+
+    /// `claim_job`, skipping the lanes that already run `lane_cap` jobs (0: no bound). The
+    /// count spans every replica; two replicas claiming at the same instant may each take the
+    /// last place, so the bound is exact on SQLite and may be passed by one per racing replica
+    /// on Postgres.
+    pub async fn claim_job_within(
+        &self,
+        owner: &str,
+        replica: &str,
+        now_ms: i64,
+        lease_ms: i64,
+        lane_cap: usize,
+    ) -> anyhow::Result<Option<ClaimedJob>> {
+        let cap = if lane_cap == 0 {
+            i64::MAX
+        } else {
+            i64::try_from(lane_cap).unwrap_or(i64::MAX)
+        };
         match self {
-            Store::Sqlite(pool) => sqlite::claim_job(pool, owner, replica, now_ms, lease_ms).await,
+            Store::Sqlite(pool) => {
+                sqlite::claim_job(pool, owner, replica, now_ms, lease_ms, cap).await
+            }
             Store::Postgres(pool) => {
-                postgres::claim_job(pool, owner, replica, now_ms, lease_ms).await
+                postgres::claim_job(pool, owner, replica, now_ms, lease_ms, cap).await
             }
         }
         .context("claiming a job")

@@ -73,6 +73,7 @@ pub(super) async fn claim_job(
     replica: &str,
     now_ms: i64,
     lease_ms: i64,
+    lane_cap: i64,
 ) -> anyhow::Result<Option<ClaimedJob>> {
     // Fair across installations (docs/service.md#the-job-queue): the lanes with the fewest
     // running jobs first, then the oldest ready job.
@@ -81,6 +82,7 @@ pub(super) async fn claim_job(
         SELECT j.id, j.serial_key FROM jobs j LEFT JOIN busy b ON b.lane = j.lane \
         WHERE ((j.state = 'queued' AND j.run_at_ms <= $1) \
             OR (j.state = 'running' AND j.lease_until_ms < $1)) \
+          AND COALESCE(b.n, 0) < $2 \
           AND NOT EXISTS (SELECT 1 FROM job_keys k WHERE k.serial_key = j.serial_key \
             AND k.job_id <> j.id AND k.lease_until_ms >= $1) \
         ORDER BY COALESCE(b.n, 0), j.run_at_ms, j.id LIMIT 8 FOR UPDATE OF j SKIP LOCKED";
@@ -94,6 +96,7 @@ pub(super) async fn claim_job(
     let mut tx = pool.begin().await?;
     let candidates: Vec<(i64, String)> = sqlx::query_as(CANDIDATES)
         .bind(now_ms)
+        .bind(lane_cap)
         .fetch_all(&mut *tx)
         .await?;
     let until = now_ms + lease_ms;

@@ -79,6 +79,7 @@ pub(super) async fn claim_job(
     replica: &str,
     now_ms: i64,
     lease_ms: i64,
+    lane_cap: i64,
 ) -> anyhow::Result<Option<ClaimedJob>> {
     const SQL: &str = "UPDATE jobs SET state = 'running', lease_owner = ?1, lease_until_ms = ?3, \
             replica = ?4, attempts = attempts + 1, updated_at_ms = ?2 \
@@ -88,6 +89,7 @@ pub(super) async fn claim_job(
             SELECT j.id FROM jobs j LEFT JOIN busy b ON b.lane = j.lane \
             WHERE ((j.state = 'queued' AND j.run_at_ms <= ?2) \
                 OR (j.state = 'running' AND j.lease_until_ms < ?2)) \
+              AND COALESCE(b.n, 0) < ?5 \
               AND NOT EXISTS ( \
                 SELECT 1 FROM jobs r WHERE r.serial_key = j.serial_key AND r.id <> j.id \
                   AND r.state = 'running' AND r.lease_until_ms >= ?2) \
@@ -98,6 +100,7 @@ pub(super) async fn claim_job(
         .bind(now_ms)
         .bind(now_ms + lease_ms)
         .bind(replica)
+        .bind(lane_cap)
         .fetch_optional(pool)
         .await?;
     Ok(row.map(|r| ClaimedJob::from_row(&r, owner)).transpose()?)

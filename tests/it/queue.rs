@@ -17,6 +17,8 @@ both_backends!(
     expired_lease_hands_a_stuck_job_to_another_worker,
     claims_skip_a_pr_whose_job_is_running,
     claims_take_the_installation_with_the_fewest_running_jobs_first,
+    claims_leave_an_installation_at_its_bound_to_the_others,
+    workers_left_free_by_a_burst_take_another_installations_pr_at_once,
     jobs_of_one_pr_never_overlap_while_other_prs_proceed,
     a_job_that_hangs_is_stopped_at_its_deadline_and_retried_until_dead,
 );
@@ -227,6 +229,81 @@ async fn claims_take_the_installation_with_the_fewest_running_jobs_first(db: Db)
     // Every lane has one running: oldest first again, so the burst still progresses.
     assert_eq!(claim("w4").await, "a-2");
     assert_eq!(claim("w5").await, "a-3");
+    app.stop().await;
+}
+
+/// At its bound (`per_installation`), a lane takes no more workers; another lane's job still does.
+async fn claims_leave_an_installation_at_its_bound_to_the_others(db: Db) {
+    let (app, clock) = claimed_by_hand(&db).await;
+    for n in 1..=3 {
+        app.deliver(
+            "pull_request",
+            &format!("a-{n}"),
+            &pr_payload_of(1, "burst/mono", n),
+        )
+        .await;
+    }
+    let store = &app.app.store;
+    let now = clock.now_ms_for_test();
+    let claim = async |w: &str, cap: usize| {
+        store
+            .claim_job_within(w, "test", now, 60_000, cap)
+            .await
+            .unwrap()
+            .and_then(|j| j.delivery_id)
+    };
+    assert_eq!(claim("w1", 2).await.as_deref(), Some("a-1"));
+    assert_eq!(claim("w2", 2).await.as_deref(), Some("a-2"));
+    // Two of the burst run: a third waits although it is ready.
+    assert_eq!(claim("w3", 2).await, None);
+    app.deliver("pull_request", "b-1", &pr_payload_of(2, "quiet/app", 1))
+        .await;
+    assert_eq!(claim("w3", 2).await.as_deref(), Some("b-1"));
+    assert_eq!(claim("w4", 2).await, None);
+    // 0 is no bound.
+    assert_eq!(claim("w4", 0).await.as_deref(), Some("a-3"));
+    app.stop().await;
+}
+
+/// With real workers: a burst holds at most `per_installation` of them, so another
+/// installation's PR starts while the burst's jobs are still running.
+async fn workers_left_free_by_a_burst_take_another_installations_pr_at_once(db: Db) {
+    let (tx, mut started) = mpsc::unbounded_channel();
+    let gated = Arc::new(Gated {
+        started: tx,
+        release: Mutex::default(),
+        running: Mutex::default(),
+        overlaps: Mutex::default(),
+    });
+    let mut spawn = Spawn::new(&db).workers(3).handler(gated.clone());
+    spawn.settings.queue.per_installation = 2;
+    spawn.settings.reconcile_minutes = 0;
+    spawn.settings.history_schedule_minutes = 0;
+    let mut app = spawn.start().await;
+    for n in 1..=3 {
+        app.deliver(
+            "pull_request",
+            &format!("a-{n}"),
+            &pr_payload_of(1, "burst/mono", n),
+        )
+        .await;
+    }
+    let mut first = vec![started.recv().await.unwrap(), started.recv().await.unwrap()];
+    first.sort();
+    assert_eq!(first, ["a-1", "a-2"]);
+    app.deliver("pull_request", "b-1", &pr_payload_of(2, "quiet/app", 1))
+        .await;
+    // The third worker was free all along; the burst's third job may not take it.
+    assert_eq!(started.recv().await.unwrap(), "b-1");
+    for d in ["b-1", "a-1"] {
+        gated.gate(d).notify_one();
+        app.wait_done(d).await;
+    }
+    assert_eq!(started.recv().await.unwrap(), "a-3");
+    for d in ["a-2", "a-3"] {
+        gated.gate(d).notify_one();
+        app.wait_done(d).await;
+    }
     app.stop().await;
 }
 
