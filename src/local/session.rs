@@ -125,10 +125,26 @@ impl Progress for Stderr {
         };
         match &self.bar {
             Some(b) => {
+                // A find round and each candidate's runs have their own totals.
+                b.set_length(u64::from(total));
                 b.set_position(u64::from(done));
                 b.set_message(format!("{side} {what}"));
             }
             None => eprintln!("run {done}/{total}: {side} {what}"),
         }
     }
+}
+
+/// One run of `test` alone in `dir` (its side prepared for it first): the find round's run
+/// of each test (docs/verification.md#found-in-the-prs-tests).
+pub async fn run_alone(
+    runner: &Runner,
+    dir: &Path,
+    test: &str,
+    stop: &CancellationToken,
+) -> Result<Outcome, Stopped> {
+    Ok(match runner.prepare(dir, test, None, stop).await? {
+        Ok(p) => runner.run_once(&p, dir, test, None, stop).await?,
+        Err(no_result) => Outcome::NoResult { no_result },
+    })
 }
