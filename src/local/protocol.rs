@@ -14,7 +14,7 @@ use crate::core::rerun::verdict::{Verdict, assess};
 use crate::core::runs::{NoResult, Outcome};
 use crate::core::verify::{self, Claim, discover};
 
-use super::session::{Stopped, run_alone, run_sides};
+use super::session::{Stopped, Verification, run_alone, run_sides, verify_sides};
 use super::{Checkout, Progress, RunSettings, Runner, RunnerKind, SideResult};
 
 /// How the runs are made.
@@ -258,30 +258,40 @@ pub async fn verify(
             .filter(|p| is_test_file(p))
             .collect();
         let seed = claim.seed.as_deref();
-        let (runner, hr, br) = run_both(
-            &co,
-            (&head, &mb),
-            &tests,
-            opts,
+        let h = co.worktree(&head, "head")?;
+        let b = co.worktree(&mb, "base")?;
+        b.lay_over(&head, &tests)?;
+        let runner = Runner::resolve(
+            opts.runner,
+            opts.command.clone(),
+            &h.path,
+            opts.settings.clone(),
+        )?;
+        let v = verify_sides(
+            &runner,
+            (&h.path, &b.path),
             (&test, seed),
+            opts.runs,
             progress,
             stop,
         )
-        .await?;
-        Ok::<_, String>((tests, runner, hr, br))
+        .await
+        .map_err(stopped)?;
+        Ok::<_, String>((tests, runner, v))
     }
     .await;
     co.remove_all();
-    let (tests, runner, hr, br) = ran?;
-    let o = outcome_of(&hr, &br);
+    let (tests, runner, v) = ran?;
+    let o = verification_outcome(&v);
     let exit = exit_of(&o);
     let json = json!({
         "test": test,
         "seed": claim.seed,
         "verdict": o.verdict.as_str(),
         "reason": o.reason,
-        "head": side_json(&head, &hr, "the head"),
-        "base": side_json(&mb, &br, "the merge base"),
+        "head": side_json(&head, &v.head, "the head"),
+        "base": base_json(&mb, &v),
+        "stopped_early": v.settled.is_some(),
         "tests_laid_over": tests,
         "runner": runner_name(&runner),
         "uncommitted_changes_ignored": dirty,
@@ -302,6 +312,32 @@ fn outcome_of(hr: &SideResult, br: &SideResult) -> verify::Outcome {
             reason: None,
         },
     )
+}
+
+/// The verdict of a verification's runs: the one they settled early, else both sides' counts.
+fn verification_outcome(v: &Verification) -> verify::Outcome {
+    match v.settled {
+        Some(verdict) => verify::Outcome {
+            verdict,
+            reason: None,
+        },
+        None => outcome_of(&v.head, &v.base),
+    }
+}
+
+/// The base side's JSON, with the limit its runs had (and so which one ended a hung run).
+fn base_json(mb: &str, v: &Verification) -> Value {
+    let mut j = side_json(mb, &v.base, "the merge base");
+    j["limit_seconds"] = json!(v.base_limit.seconds());
+    j["limit"] = json!(v.base_limit.describe());
+    j
+}
+
+fn stopped(e: Stopped) -> String {
+    match e {
+        Stopped::Interrupted => "interrupted".to_string(),
+        Stopped::Failed(e) => e,
+    }
 }
 
 /// 0 verified, 2 could not run, 1 any other verdict.
@@ -435,15 +471,15 @@ fn candidate_json(
     test: &str,
     o: &verify::Outcome,
     (head, mb): (&str, &str),
-    hr: &SideResult,
-    br: &SideResult,
+    v: &Verification,
 ) -> Value {
     json!({
         "test": test,
         "verdict": o.verdict.as_str(),
         "reason": o.reason,
-        "head": side_json(head, hr, "the head"),
-        "base": side_json(mb, br, "the merge base"),
+        "head": side_json(head, &v.head, "the head"),
+        "base": base_json(mb, v),
+        "stopped_early": v.settled.is_some(),
     })
 }
 
@@ -477,10 +513,6 @@ pub async fn discover(
             opts.settings.clone(),
         )?;
         let tests = tests_to_find(&co, &h.path, (&mb, &head), &changed)?;
-        let stopped = |e: Stopped| match e {
-            Stopped::Interrupted => "interrupted".to_string(),
-            Stopped::Failed(e) => e,
-        };
         let total = u32::try_from(tests.len() * 2).unwrap_or(u32::MAX);
         let mut found = Vec::new();
         for (i, (test, changed)) in tests.iter().enumerate() {
@@ -504,9 +536,9 @@ pub async fn discover(
                 head_reason,
             });
         }
-        let mut verified: Vec<(String, verify::Outcome, SideResult, SideResult)> = Vec::new();
+        let mut verified: Vec<(String, verify::Outcome, Verification)> = Vec::new();
         for c in discover::candidates(&found, max) {
-            let (hr, br) = run_sides(
+            let v = verify_sides(
                 &runner,
                 (&h.path, &b.path),
                 (&c.test, None),
@@ -516,9 +548,9 @@ pub async fn discover(
             )
             .await
             .map_err(stopped)?;
-            let o = outcome_of(&hr, &br);
+            let o = verification_outcome(&v);
             let done = o.verdict == verify::Verdict::Verified;
-            verified.push((c.test.clone(), o, hr, br));
+            verified.push((c.test.clone(), o, v));
             if done {
                 break;
             }
@@ -547,10 +579,10 @@ pub async fn discover(
         "found_in_tests": true,
         "verdict": o.verdict.as_str(),
         "reason": o.reason,
-        "head": chosen.map(|v| side_json(&head, &v.2, "the head")),
-        "base": chosen.map(|v| side_json(&mb, &v.3, "the merge base")),
+        "head": chosen.map(|v| side_json(&head, &v.2.head, "the head")),
+        "base": chosen.map(|v| base_json(&mb, &v.2)),
         "found": found,
-        "candidates": verified.iter().map(|v| candidate_json(&v.0, &v.1, sides, &v.2, &v.3)).collect::<Vec<_>>(),
+        "candidates": verified.iter().map(|v| candidate_json(&v.0, &v.1, sides, &v.2)).collect::<Vec<_>>(),
         "tests_laid_over": laid,
         "runner": runner_name(&runner),
         "uncommitted_changes_ignored": dirty,

@@ -509,3 +509,55 @@ fn verify_local_without_a_claim_finds_the_reproduction_among_heads_tests() {
     );
     assert_eq!(trees, 1);
 }
+
+#[test]
+fn verify_local_runs_the_head_first_and_stops_once_the_verdict_is_settled() {
+    let runs_of = |base: &str, head: &str| {
+        let (top, work) = repro_case(base, head);
+        let log = log_of(top.path(), "sides.log");
+        let cmd = format!("sh t.sh {{test}} {log}");
+        let (_, js) = run(
+            &work,
+            &[
+                "verify-local",
+                "--test",
+                "pkg::TestWake",
+                "--runs",
+                "10",
+                "--runner",
+                "command",
+                "--command",
+                &cmd,
+            ],
+        );
+        assert_eq!(worktrees(&work), 1, "no worktree left");
+        let sides: Vec<String> = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        (js, sides)
+    };
+    // The head fails its first run: still fails, and the base never runs.
+    let (js, sides) = runs_of("all", "all");
+    assert_eq!(js["verdict"], "still fails with the change", "{js}");
+    assert_eq!(sides, vec!["head"], "{js}");
+    assert_eq!(js["stopped_early"], true);
+    // The head passes 10/10; the base passes once then fails: not deterministic after 2 base runs.
+    let (js, sides) = runs_of("every2", "none");
+    assert_eq!(js["verdict"], "not deterministic", "{js}");
+    let mut want = vec!["head"; 10];
+    want.extend(["base", "base"]);
+    assert_eq!(sides, want, "{js}");
+    // Nothing settles early: every run is made, and the base's limit is the test's own.
+    let (js, sides) = runs_of("all", "none");
+    assert_eq!(js["verdict"], "verified", "{js}");
+    assert_eq!(sides.len(), 20);
+    assert_eq!(js["stopped_early"], false);
+    assert!(
+        js["base"]["limit"]
+            .as_str()
+            .is_some_and(|l| l.contains("the floor")),
+        "{js}"
+    );
+}
