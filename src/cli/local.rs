@@ -177,7 +177,7 @@ pub fn verify_local(args: VerifyLocalArgs) -> ExitCode {
         Err(e) => return could_not(e),
     };
     drive(opts.runs.saturating_mul(2), |progress, stop| async move {
-        let r = protocol::verify(&dir, &claim, &opts, &progress, &stop).await;
+        let r = protocol::verify_or_discover(&dir, claim.as_ref(), &opts, &progress, &stop).await;
         progress.finish();
         r
     })

@@ -197,6 +197,10 @@ pub struct VerifyConfig {
     /// not run`, never a failure of the test.
     pub build: Option<String>,
     pub trace: TraceRule,
+    /// With no claim, look for the reproduction among the PR's tests.
+    pub discover: bool,
+    /// Candidates of the find round verified at most.
+    pub discover_max: u32,
     pub timeout_minutes: u32,
 }
 
@@ -209,6 +213,8 @@ impl Default for VerifyConfig {
             command: None,
             build: None,
             trace: TraceRule::Advisory,
+            discover: true,
+            discover_max: 3,
             timeout_minutes: 60,
         }
     }
@@ -265,6 +271,9 @@ pub fn valid_seed_env(name: &str) -> bool {
         && name.len() <= 64
         && !reserved_env(name)
 }
+
+/// Most candidates of a find round verified (`verify.discover_max`): each is two dispatches.
+pub const MAX_DISCOVER: u32 = 10;
 
 /// Most runs per side of a rerun.
 pub const MAX_RERUN_RUNS: u32 = 100;
@@ -484,6 +493,15 @@ pub fn parse(text: &str) -> Result<RepoConfig, ConfigError> {
             "runs",
         ));
     }
+    if v.discover_max == 0 || v.discover_max > MAX_DISCOVER {
+        return Err(problem(
+            format!(
+                "verify.discover_max must be between 1 and {MAX_DISCOVER}, not {}",
+                v.discover_max
+            ),
+            "discover_max",
+        ));
+    }
     if v.timeout_minutes == 0 {
         return Err(problem(
             "verify.timeout_minutes must be at least 1".into(),
@@ -604,6 +622,20 @@ mod tests {
     fn missing_or_empty_config_is_the_defaults() {
         assert_eq!(load(None), (RepoConfig::default(), None));
         assert_eq!(parse("").unwrap(), RepoConfig::default());
+    }
+
+    #[test]
+    fn discovery_is_on_by_default_and_its_bound_is_checked() {
+        let d = parse("").unwrap();
+        assert!(d.verify.discover);
+        assert_eq!(d.verify.discover_max, 3);
+        let c = parse("verify:\n  discover: false\n  discover_max: 5\n").unwrap();
+        assert!(!c.verify.discover);
+        assert_eq!(c.verify.discover_max, 5);
+        let e = parse("verify:\n  discover_max: 0\n").unwrap_err();
+        assert!(e.message.contains("discover_max"), "{e}");
+        assert_eq!(e.line, Some(2));
+        assert!(parse("verify:\n  discover_max: 11\n").is_err());
     }
 
     #[test]

@@ -11,9 +11,10 @@ use crate::core::evidence::{EvidenceKind, check_body};
 use crate::core::lang::is_test_file;
 use crate::core::rerun::comment::{SessionView, SideState, SideView, Trigger, ticket};
 use crate::core::rerun::verdict::{Verdict, assess};
-use crate::core::verify::{self, Claim};
+use crate::core::runs::{NoResult, Outcome};
+use crate::core::verify::{self, Claim, discover};
 
-use super::session::{Stopped, run_sides};
+use super::session::{Stopped, Verification, run_alone, run_sides, verify_sides};
 use super::{Checkout, Progress, RunSettings, Runner, RunnerKind, SideResult};
 
 /// How the runs are made.
@@ -30,6 +31,9 @@ pub struct Options {
     /// The repository's `rerun.args`, `rerun.env`, `rerun.run_timeout_seconds` and
     /// `verify.build`.
     pub settings: RunSettings,
+    /// With no claim, candidates of the find round verified at most (`verify.discover_max`);
+    /// `None` when `verify.discover` is off.
+    pub discover_max: Option<u32>,
 }
 
 impl Options {
@@ -66,6 +70,7 @@ impl Options {
                 build: command.as_ref().and(config.verify.build.clone()),
             },
             command,
+            discover_max: config.verify.discover.then_some(config.verify.discover_max),
         }
     }
 }
@@ -253,44 +258,40 @@ pub async fn verify(
             .filter(|p| is_test_file(p))
             .collect();
         let seed = claim.seed.as_deref();
-        let (runner, hr, br) = run_both(
-            &co,
-            (&head, &mb),
-            &tests,
-            opts,
+        let h = co.worktree(&head, "head")?;
+        let b = co.worktree(&mb, "base")?;
+        b.lay_over(&head, &tests)?;
+        let runner = Runner::resolve(
+            opts.runner,
+            opts.command.clone(),
+            &h.path,
+            opts.settings.clone(),
+        )?;
+        let v = verify_sides(
+            &runner,
+            (&h.path, &b.path),
             (&test, seed),
+            opts.runs,
             progress,
             stop,
         )
-        .await?;
-        Ok::<_, String>((tests, runner, hr, br))
+        .await
+        .map_err(stopped)?;
+        Ok::<_, String>((tests, runner, v))
     }
     .await;
     co.remove_all();
-    let (tests, runner, hr, br) = ran?;
-    let done = |r: &SideResult, side: &str| verify::SideState::Done {
-        count: r.count(),
-        run_url: None,
-        detail: detail(r, side),
-    };
-    let o = verify::assess(&done(&hr, "the head"), &done(&br, "the merge base"), false).unwrap_or(
-        verify::Outcome {
-            verdict: verify::Verdict::CouldNotRun,
-            reason: None,
-        },
-    );
-    let exit = match o.verdict {
-        verify::Verdict::Verified => 0,
-        verify::Verdict::CouldNotRun => 2,
-        _ => 1,
-    };
+    let (tests, runner, v) = ran?;
+    let o = verification_outcome(&v);
+    let exit = exit_of(&o);
     let json = json!({
         "test": test,
         "seed": claim.seed,
         "verdict": o.verdict.as_str(),
         "reason": o.reason,
-        "head": side_json(&head, &hr, "the head"),
-        "base": side_json(&mb, &br, "the merge base"),
+        "head": side_json(&head, &v.head, "the head"),
+        "base": base_json(&mb, &v),
+        "stopped_early": v.settled.is_some(),
         "tests_laid_over": tests,
         "runner": runner_name(&runner),
         "uncommitted_changes_ignored": dirty,
@@ -298,32 +299,293 @@ pub async fn verify(
     Ok(Finished { json, exit })
 }
 
+/// The verdict of a claim's runs on both sides.
+fn outcome_of(hr: &SideResult, br: &SideResult) -> verify::Outcome {
+    let done = |r: &SideResult, side: &str| verify::SideState::Done {
+        count: r.count(),
+        run_url: None,
+        detail: detail(r, side),
+    };
+    verify::assess(&done(hr, "the head"), &done(br, "the merge base"), false).unwrap_or(
+        verify::Outcome {
+            verdict: verify::Verdict::CouldNotRun,
+            reason: None,
+        },
+    )
+}
+
+/// The verdict of a verification's runs: the one they settled early, else both sides' counts.
+fn verification_outcome(v: &Verification) -> verify::Outcome {
+    match v.settled {
+        Some(verdict) => verify::Outcome {
+            verdict,
+            reason: None,
+        },
+        None => outcome_of(&v.head, &v.base),
+    }
+}
+
+/// The base side's JSON, with the limit its runs had (and so which one ended a hung run).
+fn base_json(mb: &str, v: &Verification) -> Value {
+    let mut j = side_json(mb, &v.base, "the merge base");
+    j["limit_seconds"] = json!(v.base_limit.seconds());
+    j["limit"] = json!(v.base_limit.describe());
+    j
+}
+
+fn stopped(e: Stopped) -> String {
+    match e {
+        Stopped::Interrupted => "interrupted".to_string(),
+        Stopped::Failed(e) => e,
+    }
+}
+
+/// 0 verified, 2 could not run, 1 any other verdict.
+fn exit_of(o: &verify::Outcome) -> u8 {
+    match o.verdict {
+        verify::Verdict::Verified => 0,
+        verify::Verdict::CouldNotRun => 2,
+        _ => 1,
+    }
+}
+
+/// `verify-local`: the claim's verification, or with none the reproduction found among the
+/// tests HEAD adds or changes (unless `verify.discover` is off).
+pub async fn verify_or_discover(
+    dir: &Path,
+    claim: Option<&Claim>,
+    opts: &Options,
+    progress: &dyn Progress,
+    stop: &CancellationToken,
+) -> Result<Finished, CouldNotRun> {
+    match (claim, opts.discover_max) {
+        (Some(c), _) => verify(dir, c, opts, progress, stop).await,
+        (None, Some(max)) => discover(dir, max, opts, progress, stop).await,
+        (None, None) => Err("no claim to run, and verify.discover is off in the config: give a description with a seed and its test, or a forcing test, or --test".into()),
+    }
+}
+
 /// The claim: `test`/`seed` given, else the description's (read by the gate's own parser).
+/// `None`: nothing names a claim (the reproduction is then looked for among HEAD's tests).
 pub fn claim_of(
     body: Option<&str>,
     test: Option<&str>,
     seed: Option<&str>,
     has_command: bool,
-) -> Result<Claim, String> {
+) -> Result<Option<Claim>, String> {
     let from_body = body.and_then(|text| verify::claim_of(&check_body(text, None), has_command));
     let seed = seed.map(str::to_string);
     match (test, from_body) {
-        (Some(t), c) => Ok(Claim {
+        (Some(t), c) => Ok(Some(Claim {
             kind: EvidenceKind::Interleaving,
             test: Some(t.to_string()),
             seed: seed.or(c.and_then(|c| c.seed)),
-        }),
+        })),
         (None, Some(mut c)) => {
             if seed.is_some() {
                 c.seed = seed;
             }
-            Ok(c)
+            Ok(Some(c))
         }
-        (None, None) if seed.is_some() && has_command => Ok(Claim {
+        (None, None) if seed.is_some() && has_command => Ok(Some(Claim {
             kind: EvidenceKind::Seed,
             test: None,
             seed,
-        }),
-        (None, None) => Err("no claim to run: give a description with a seed and its test, or a forcing test, or a test".into()),
+        })),
+        (None, None) if seed.is_some() => Err(
+            "a seed alone names no test to run: give --test (or --command, which takes {seed})"
+                .into(),
+        ),
+        (None, None) => Ok(None),
     }
+}
+
+/// What a find round's run of a test was on one side (core::verify::discover).
+fn seen(o: &Outcome, side: &str) -> (discover::Seen, Option<String>) {
+    match o {
+        Outcome::Passed => (discover::Seen::Passed, None),
+        Outcome::Failed { .. } => (discover::Seen::Failed, None),
+        Outcome::NoResult {
+            no_result: NoResult::Build(line),
+        } => (discover::Seen::DidNotBuild, Some(line.clone())),
+        Outcome::NoResult { no_result } => (discover::Seen::NoResult, Some(no_result.reason(side))),
+    }
+}
+
+/// The new-file numbers of the lines `from..to` adds to `path`.
+fn added_lines(co: &Checkout, (from, to): (&str, &str), path: &str) -> Result<Vec<u32>, String> {
+    let diff = co.git(&[
+        "diff",
+        "-U0",
+        "--no-color",
+        "--no-ext-diff",
+        from,
+        to,
+        "--",
+        path,
+    ])?;
+    Ok(crate::core::diff::patch_lines(&diff)
+        .filter(|l| l.kind == crate::core::diff::LineKind::Added)
+        .filter_map(|l| l.line)
+        .collect())
+}
+
+/// The tests the find round runs: each test the changed test files declare (and, of a Rust
+/// source file, the tests its diff declares or changes: its test module is not laid over the
+/// base), with whether the diff declares or changes it; ids that cannot be passed safely are
+/// left out.
+fn tests_to_find(
+    co: &Checkout,
+    head_tree: &Path,
+    (mb, head): (&str, &str),
+    changed: &[String],
+) -> Result<Vec<(String, bool)>, String> {
+    let mut out = Vec::new();
+    for f in changed {
+        let rust_source = f.ends_with(".rs") && !is_test_file(f);
+        if !is_test_file(f) && !rust_source {
+            continue;
+        }
+        let bytes = std::fs::read(head_tree.join(f)).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        let tests = discover::declared_tests(f, &text);
+        if tests.is_empty() {
+            continue;
+        }
+        let added = added_lines(co, (mb, head), f)?;
+        let flags = discover::changed(&tests, &added);
+        for (t, c) in tests.into_iter().zip(flags) {
+            if (rust_source && !c) || verify::claim::safe_test(&t.id).is_err() {
+                continue;
+            }
+            if out.len() < discover::MAX_FOUND {
+                out.push((t.id, c));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A candidate's verification as JSON.
+fn candidate_json(
+    test: &str,
+    o: &verify::Outcome,
+    (head, mb): (&str, &str),
+    v: &Verification,
+) -> Value {
+    json!({
+        "test": test,
+        "verdict": o.verdict.as_str(),
+        "reason": o.reason,
+        "head": side_json(head, &v.head, "the head"),
+        "base": base_json(mb, v),
+        "stopped_early": v.settled.is_some(),
+    })
+}
+
+/// Verification with no claim (docs/verification.md#found-in-the-prs-tests): every test the
+/// test files HEAD adds or changes declare, once on each side (the find round); the tests that
+/// fail on the merge base and pass on HEAD (the diff's own first, at most `max`) verified as a
+/// claim is, in turn, until one is `verified`.
+pub async fn discover(
+    dir: &Path,
+    max: u32,
+    opts: &Options,
+    progress: &dyn Progress,
+    stop: &CancellationToken,
+) -> Result<Finished, CouldNotRun> {
+    let (co, head, mb) = sides(dir, opts)?;
+    let dirty = co.dirty();
+    let ran = async {
+        let changed = co.changed_files(&mb, &head)?;
+        let laid: Vec<String> = changed
+            .iter()
+            .filter(|p| is_test_file(p))
+            .cloned()
+            .collect();
+        let h = co.worktree(&head, "head")?;
+        let b = co.worktree(&mb, "base")?;
+        b.lay_over(&head, &laid)?;
+        let runner = Runner::resolve(
+            opts.runner,
+            opts.command.clone(),
+            &h.path,
+            opts.settings.clone(),
+        )?;
+        let tests = tests_to_find(&co, &h.path, (&mb, &head), &changed)?;
+        let total = u32::try_from(tests.len() * 2).unwrap_or(u32::MAX);
+        let mut found = Vec::new();
+        for (i, (test, changed)) in tests.iter().enumerate() {
+            let done = u32::try_from(i * 2).unwrap_or(u32::MAX);
+            let ho = run_alone(&runner, &h.path, test, stop)
+                .await
+                .map_err(stopped)?;
+            progress.ran(done + 1, total, "find: head", ho.failed());
+            let bo = run_alone(&runner, &b.path, test, stop)
+                .await
+                .map_err(stopped)?;
+            progress.ran(done + 2, total, "find: base", bo.failed());
+            let (head_seen, head_reason) = seen(&ho, "the head");
+            let (base_seen, base_reason) = seen(&bo, "the merge base");
+            found.push(discover::Found {
+                test: test.clone(),
+                base: base_seen,
+                head: head_seen,
+                changed: *changed,
+                base_reason,
+                head_reason,
+            });
+        }
+        let mut verified: Vec<(String, verify::Outcome, Verification)> = Vec::new();
+        for c in discover::candidates(&found, max) {
+            let v = verify_sides(
+                &runner,
+                (&h.path, &b.path),
+                (&c.test, None),
+                opts.runs,
+                progress,
+                stop,
+            )
+            .await
+            .map_err(stopped)?;
+            let o = verification_outcome(&v);
+            let done = o.verdict == verify::Verdict::Verified;
+            verified.push((c.test.clone(), o, v));
+            if done {
+                break;
+            }
+        }
+        Ok::<_, String>((laid, runner, found, verified))
+    }
+    .await;
+    co.remove_all();
+    let (laid, runner, found, verified) = ran?;
+    let chosen = verified
+        .iter()
+        .find(|v| v.1.verdict == verify::Verdict::Verified)
+        .or(verified.first());
+    let o = match chosen {
+        Some(v) => v.1.clone(),
+        None => discover::without_candidate(&found),
+    };
+    let exit = match o.verdict {
+        verify::Verdict::Verified => 0,
+        verify::Verdict::CouldNotRun => 2,
+        _ => 1,
+    };
+    let sides = (head.as_str(), mb.as_str());
+    let json = json!({
+        "test": chosen.map(|v| v.0.clone()),
+        "found_in_tests": true,
+        "verdict": o.verdict.as_str(),
+        "reason": o.reason,
+        "head": chosen.map(|v| side_json(&head, &v.2.head, "the head")),
+        "base": chosen.map(|v| base_json(&mb, &v.2)),
+        "found": found,
+        "candidates": verified.iter().map(|v| candidate_json(&v.0, &v.1, sides, &v.2)).collect::<Vec<_>>(),
+        "tests_laid_over": laid,
+        "runner": runner_name(&runner),
+        "uncommitted_changes_ignored": dirty,
+    });
+    Ok(Finished { json, exit })
 }

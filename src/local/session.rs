@@ -3,10 +3,13 @@
 //! the run in progress and the caller removes the worktrees.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
 use crate::core::runs::{NoResult, Outcome, Tally};
+use crate::core::verify::Verdict;
+use crate::core::verify::early::{self, Limit};
 
 use super::process::NotRun;
 use super::runner::Runner;
@@ -125,10 +128,123 @@ impl Progress for Stderr {
         };
         match &self.bar {
             Some(b) => {
+                // A find round and each candidate's runs have their own totals.
+                b.set_length(u64::from(total));
                 b.set_position(u64::from(done));
                 b.set_message(format!("{side} {what}"));
             }
             None => eprintln!("run {done}/{total}: {side} {what}"),
         }
     }
+}
+
+/// One run of `test` alone in `dir` (its side prepared for it first): the find round's run
+/// of each test (docs/verification.md#found-in-the-prs-tests).
+pub async fn run_alone(
+    runner: &Runner,
+    dir: &Path,
+    test: &str,
+    stop: &CancellationToken,
+) -> Result<Outcome, Stopped> {
+    Ok(match runner.prepare(dir, test, None, stop).await? {
+        Ok(p) => runner.run_once(&p, dir, test, None, stop).await?,
+        Err(no_result) => Outcome::NoResult { no_result },
+    })
+}
+
+/// A verification's runs (docs/verification.md#a-verdicts-cost).
+#[derive(Debug)]
+pub struct Verification {
+    pub head: SideResult,
+    pub base: SideResult,
+    /// The verdict the runs settled before all were made (core::verify::early), if they did.
+    pub settled: Option<Verdict>,
+    /// The limit the base's runs had.
+    pub base_limit: Limit,
+}
+
+/// Prepares both sides, then runs the test on the head `runs` times, stopping at its first
+/// failure (`still fails`); then on the base, each run limited by the larger of a floor and a
+/// multiple of the head's slowest passing run (never more than the configured limit),
+/// stopping once a base run passed and another failed (`not deterministic`).
+pub async fn verify_sides(
+    runner: &Runner,
+    (head, base): (&Path, &Path),
+    (test, seed): (&str, Option<&str>),
+    runs: u32,
+    progress: &dyn Progress,
+    stop: &CancellationToken,
+) -> Result<Verification, Stopped> {
+    let configured = Limit::Configured {
+        seconds: runner.settings.timeout.as_secs().max(1),
+    };
+    let ph = runner.prepare(head, test, seed, stop).await?;
+    let pb = runner.prepare(base, test, seed, stop).await?;
+    let (ph, pb) = match (ph, pb) {
+        (Ok(h), Ok(b)) => (h, b),
+        (h, b) => {
+            let side = |p: Result<_, NoResult>| match p {
+                Ok(_) => Tally::default(),
+                Err(e) => unbuilt(e, runs),
+            };
+            return Ok(Verification {
+                head: side(h),
+                base: side(b),
+                settled: None,
+                base_limit: configured,
+            });
+        }
+    };
+    let total = runs * 2;
+    let mut done = 0;
+    let mut h = Tally::default();
+    let mut b = Tally::default();
+    let mut slowest: Option<Duration> = None;
+    for _ in 0..runs {
+        if stop.is_cancelled() {
+            return Err(Stopped::Interrupted);
+        }
+        let began = Instant::now();
+        let outcome = runner.run_once(&ph, head, test, seed, stop).await?;
+        if outcome == Outcome::Passed {
+            slowest = slowest.max(Some(began.elapsed()));
+        }
+        h.add(&outcome);
+        done += 1;
+        progress.ran(done, total, "head", outcome.failed());
+        if let Some(v) = early::settled(h.count(), b.count()) {
+            return Ok(Verification {
+                head: h,
+                base: b,
+                settled: Some(v),
+                base_limit: configured,
+            });
+        }
+    }
+    let limit = early::base_limit(runner.settings.timeout, slowest);
+    let mut on_base = runner.clone();
+    on_base.settings.timeout = Duration::from_secs(limit.seconds());
+    for _ in 0..runs {
+        if stop.is_cancelled() {
+            return Err(Stopped::Interrupted);
+        }
+        let outcome = on_base.run_once(&pb, base, test, seed, stop).await?;
+        b.add(&outcome);
+        done += 1;
+        progress.ran(done, total, "base", outcome.failed());
+        if let Some(v) = early::settled(h.count(), b.count()) {
+            return Ok(Verification {
+                head: h,
+                base: b,
+                settled: Some(v),
+                base_limit: limit,
+            });
+        }
+    }
+    Ok(Verification {
+        head: h,
+        base: b,
+        settled: None,
+        base_limit: limit,
+    })
 }

@@ -283,7 +283,7 @@ impl Tools {
             Err(e) => return failed(e),
         };
         self.long(&ctx, move |progress, stop| async move {
-            protocol::verify(&dir, &claim, &opts, &progress, &stop).await
+            protocol::verify_or_discover(&dir, claim.as_ref(), &opts, &progress, &stop).await
         })
         .await
     }

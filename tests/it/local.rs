@@ -437,3 +437,127 @@ fn the_cargo_runner_reads_the_tests_own_results() {
     );
     assert_eq!(worktrees(&work), 1);
 }
+
+/// `verify-local` with no claim in a clone whose branch adds `wake_test.go` (and `code.txt`'s
+/// fix): the tests it declares run once on each side, and those failing on the base and
+/// passing on the head are verified.
+fn discover(test_file: &str) -> (Output, Value, usize) {
+    let script = "name=${1##*::}\nif grep -q \"^func $name(.*// forces\" wake_test.go && ! grep -q fixed code.txt; then exit 1; fi\nexit 0\n";
+    let (_top, work) = repo(
+        &[("code.txt", "bug\n"), ("d.sh", script)],
+        &[("code.txt", "fixed\n"), ("wake_test.go", test_file)],
+    );
+    let (out, js) = run(
+        &work,
+        &[
+            "verify-local",
+            "--runs",
+            "5",
+            "--runner",
+            "command",
+            "--command",
+            "sh d.sh {test}",
+        ],
+    );
+    (out, js, worktrees(&work))
+}
+
+#[test]
+fn verify_local_without_a_claim_finds_the_reproduction_among_heads_tests() {
+    let (out, js, trees) = discover(
+        "package wake\n\nfunc TestNoop(t *testing.T) {}\n\nfunc TestWake(t *testing.T) {} // forces the lost wakeup\n",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{js} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(js["verdict"], "verified", "{js}");
+    assert_eq!(js["test"], ".::TestWake", "{js}");
+    assert_eq!(
+        (js["base"]["failures"].as_u64(), js["base"]["runs"].as_u64()),
+        (Some(5), Some(5))
+    );
+    assert_eq!(js["head"]["failures"].as_u64(), Some(0));
+    let found = js["found"].as_array().expect("found");
+    let seen = |t: &str| {
+        found
+            .iter()
+            .find(|f| f["test"] == t)
+            .map(|f| (f["base"].clone(), f["head"].clone()))
+    };
+    assert_eq!(
+        seen(".::TestNoop"),
+        Some((Value::from("passed"), Value::from("passed")))
+    );
+    assert_eq!(
+        seen(".::TestWake"),
+        Some((Value::from("failed"), Value::from("passed")))
+    );
+    assert_eq!(trees, 1, "no worktree left");
+
+    // No test of the branch fails on the base: none reproduces the bug.
+    let (out, js, trees) = discover("package wake\n\nfunc TestNoop(t *testing.T) {}\n");
+    assert_eq!(out.status.code(), Some(1), "{js}");
+    assert_eq!(js["verdict"], "does not fail without the change", "{js}");
+    assert!(
+        js["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("None of the PR's 1 test fails")),
+        "{js}"
+    );
+    assert_eq!(trees, 1);
+}
+
+#[test]
+fn verify_local_runs_the_head_first_and_stops_once_the_verdict_is_settled() {
+    let runs_of = |base: &str, head: &str| {
+        let (top, work) = repro_case(base, head);
+        let log = log_of(top.path(), "sides.log");
+        let cmd = format!("sh t.sh {{test}} {log}");
+        let (_, js) = run(
+            &work,
+            &[
+                "verify-local",
+                "--test",
+                "pkg::TestWake",
+                "--runs",
+                "10",
+                "--runner",
+                "command",
+                "--command",
+                &cmd,
+            ],
+        );
+        assert_eq!(worktrees(&work), 1, "no worktree left");
+        let sides: Vec<String> = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        (js, sides)
+    };
+    // The head fails its first run: still fails, and the base never runs.
+    let (js, sides) = runs_of("all", "all");
+    assert_eq!(js["verdict"], "still fails with the change", "{js}");
+    assert_eq!(sides, vec!["head"], "{js}");
+    assert_eq!(js["stopped_early"], true);
+    // The head passes 10/10; the base passes once then fails: not deterministic after 2 base runs.
+    let (js, sides) = runs_of("every2", "none");
+    assert_eq!(js["verdict"], "not deterministic", "{js}");
+    let mut want = vec!["head"; 10];
+    want.extend(["base", "base"]);
+    assert_eq!(sides, want, "{js}");
+    // Nothing settles early: every run is made, and the base's limit is the test's own.
+    let (js, sides) = runs_of("all", "none");
+    assert_eq!(js["verdict"], "verified", "{js}");
+    assert_eq!(sides.len(), 20);
+    assert_eq!(js["stopped_early"], false);
+    assert!(
+        js["base"]["limit"]
+            .as_str()
+            .is_some_and(|l| l.contains("the floor")),
+        "{js}"
+    );
+}

@@ -3,6 +3,8 @@
 //! two sides, the trace cross-check, and the text of each state.
 
 pub mod claim;
+pub mod discover;
+pub mod early;
 pub mod summary;
 pub mod trace;
 pub mod verdict;
