@@ -169,6 +169,7 @@ pub async fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
             results: &merged.tests,
             dropped: merged.dropped,
             signs: &finished.signs,
+            account: &finished.account,
         },
         state,
     );
