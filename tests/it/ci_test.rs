@@ -746,3 +746,50 @@ fn real_cargo_exit_statuses_beyond_the_failed_tests_keep_theirs() {
     assert_eq!(o.status.code(), Some(101), "{err}");
     assert!(err.contains("exit status 3"), "{err}");
 }
+
+fn git_in(dir: &Path, args: &[&str]) {
+    let o = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(o.status.success(), "git {args:?}: {}", text(&o).1);
+}
+
+#[test]
+fn on_a_pull_request_the_tiers_come_from_the_merge_base() {
+    let base_file = FILE.replace(
+        "TestPoolCheckoutUnderLoad\n    tier: quarantined",
+        "TestPoolCheckoutUnderLoad\n    tier: probation",
+    );
+    assert_ne!(base_file, FILE);
+    let d = checkout(&base_file);
+    let script = emit(d.path(), "out.txt", QUARANTINED, "exit 1");
+    git_in(d.path(), &["init", "-q", "-b", "main"]);
+    git_in(d.path(), &["add", "-A"]);
+    git_in(d.path(), &["commit", "-q", "-m", "base"]);
+    git_in(d.path(), &["checkout", "-q", "-b", "feature"]);
+    // The PR quarantines its own failing test.
+    std::fs::write(d.path().join(".ci/test-reliability.yaml"), FILE).expect("write");
+    git_in(
+        d.path(),
+        &["commit", "-q", "-am", "quarantine my failing test"],
+    );
+    let o = run(d.path(), &[], &script, &[]);
+    assert_eq!(o.status.code(), Some(0), "off a PR: {}", text(&o).1);
+    let o = run(d.path(), &[], &script, &[("GITHUB_BASE_REF", "main")]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the merge base") && err.contains("probation"),
+        "{err}"
+    );
+    let o = run(d.path(), &["--tiers-from", "main"], &script, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).1);
+    // A base this clone does not have: nothing is excused, and it says how to fetch it.
+    let o = run(d.path(), &["--tiers-from", "no-such-branch"], &script, &[]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("git fetch origin no-such-branch"), "{err}");
+}
