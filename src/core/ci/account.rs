@@ -1,5 +1,5 @@
-//! Whether a failed CI test command is accounted for by its failing tests (CONTRACT §7,
-//! docs/history.md#quarantine-that-holds-in-ci): every Go package, cargo test binary and pytest
+//! Whether a failed CI test command is accounted for by its failing tests
+//! (docs/history.md#quarantine-that-holds-in-ci): every Go package, cargo test binary and pytest
 //! session that failed must have failing tests, and nothing else beside them (a package `FAIL`
 //! with no failing test, `TestMain` or a test ending the process, a race report outside the
 //! tests, a test that started and never reported, a binary's exit status beyond its failed

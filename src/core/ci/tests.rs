@@ -295,7 +295,7 @@ fn lookup_says_what_the_ci_command_does_with_each_standing() {
     assert!(!in_ci(true, Tier::Probation, false).contains("does not fail"));
 }
 
-// What quarantine explains (CONTRACT §7): each failing package, binary and process must be
+// What quarantine explains (docs/history.md#quarantine-that-holds-in-ci): each failing package, binary and process must be
 // accounted for by its failing tests. Outputs as go 1.19, pytest 7 and cargo 1.95 print them.
 
 const GO_QUARANTINED_PLAIN: &str = "--- FAIL: TestPoolCheckoutUnderLoad (0.00s)\n    pool_test.go:88: checkout deadline exceeded\nFAIL\nFAIL\texample.com/acme/services/pool/integration\t0.003s\n";
