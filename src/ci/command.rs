@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::core::ci::account::{Account, Scan};
 use crate::core::ci::signs::Signs;
 use crate::core::runs::Ended;
 
@@ -24,11 +25,14 @@ pub struct Finished {
     /// Every line it printed, stdout and stderr interleaved by line.
     pub spool: tempfile::NamedTempFile,
     pub signs: Signs,
+    /// Each failing package, binary and session, as the output showed it.
+    pub account: Account,
 }
 
 struct Sink {
     spool: std::io::BufWriter<std::fs::File>,
     signs: Signs,
+    scan: Scan,
     failed: Option<std::io::Error>,
 }
 
@@ -36,6 +40,7 @@ impl Sink {
     fn line(&mut self, bytes: &[u8]) {
         let text = String::from_utf8_lossy(bytes);
         self.signs.line(&text);
+        self.scan.line(&text);
         if self.failed.is_none()
             && let Err(e) = self
                 .spool
@@ -83,6 +88,11 @@ fn tee(mut from: impl Read, mut to: impl Write, sink: Arc<Mutex<Sink>>) {
     }
 }
 
+/// pytest's options added through `PYTEST_ADDOPTS` (before the caller's own, which win): the
+/// short summary names every test with its result (`PASSED x`), so a quiet run (`-q`) still
+/// records its passing tests.
+pub const PYTEST_REPORT: &str = "-rfEsxXp";
+
 /// Runs `argv` in `dir` (None: here).
 pub async fn run(argv: &[String], dir: Option<&std::path::Path>) -> anyhow::Result<Finished> {
     let Some((program, args)) = argv.split_first() else {
@@ -92,9 +102,15 @@ pub async fn run(argv: &[String], dir: Option<&std::path::Path>) -> anyhow::Resu
     let sink = Arc::new(Mutex::new(Sink {
         spool: std::io::BufWriter::new(spool.reopen()?),
         signs: Signs::default(),
+        scan: Scan::default(),
         failed: None,
     }));
     let mut cmd = Command::new(program);
+    let addopts = match std::env::var("PYTEST_ADDOPTS") {
+        Ok(own) if !own.trim().is_empty() => format!("{PYTEST_REPORT} {own}"),
+        _ => PYTEST_REPORT.to_string(),
+    };
+    cmd.env("PYTEST_ADDOPTS", addopts);
     cmd.args(args)
         .stdin(Stdio::inherit())
         .stdout(Stdio::piped())
@@ -171,13 +187,14 @@ pub async fn run(argv: &[String], dir: Option<&std::path::Path>) -> anyhow::Resu
             (None, None) => Ended::Exited(1),
         }
     };
-    let (signs, failed) = {
+    let (signs, scan, failed) = {
         let mut s = sink
             .lock()
             .map_err(|_| anyhow::anyhow!("the output reader failed"))?;
         let flushed = s.spool.flush();
         (
             std::mem::take(&mut s.signs),
+            std::mem::take(&mut s.scan),
             s.failed.take().or(flushed.err()),
         )
     };
@@ -188,6 +205,7 @@ pub async fn run(argv: &[String], dir: Option<&std::path::Path>) -> anyhow::Resu
         ended,
         spool,
         signs,
+        account: scan.finish(),
     })
 }
 
@@ -208,6 +226,7 @@ mod tests {
         let sink = Arc::new(Mutex::new(Sink {
             spool: std::io::BufWriter::new(spool.reopen().unwrap()),
             signs: Signs::default(),
+            scan: Scan::default(),
             failed: None,
         }));
         let mut input = b"FAIL\tpkg [build failed]\r\nok\n".to_vec();

@@ -1,13 +1,12 @@
 //! The report files a test command wrote (`--report GLOB`), found after it ran and parsed with
 //! the product's parsers, with the results of its output.
 
-use std::collections::HashMap;
 use std::io::BufReader;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
 
-use crate::core::failures::{Format, Outcome, Results, TestResult, parse_results};
+use crate::core::failures::{Format, Results, parse_results};
 
 /// Most report files read in one invocation.
 pub const MAX_FILES: usize = 10_000;
@@ -32,35 +31,7 @@ pub fn find(patterns: &[String]) -> anyhow::Result<(Vec<PathBuf>, Vec<String>)> 
     Ok((files, notes))
 }
 
-/// Results merged by test id: counts add up, outcomes combine as in one run.
-#[derive(Default)]
-pub struct Merged {
-    pub tests: Vec<TestResult>,
-    pub dropped: usize,
-    index: HashMap<String, usize>,
-}
-
-impl Merged {
-    pub fn add(&mut self, results: Results) {
-        self.dropped += results.dropped;
-        for r in results.tests {
-            let id = r.test.id();
-            match self.index.get(&id) {
-                Some(&i) => {
-                    let t = &mut self.tests[i];
-                    t.outcome = Outcome::combine(t.outcome, r.outcome);
-                    t.passes = t.passes.saturating_add(r.passes);
-                    t.failures = t.failures.saturating_add(r.failures);
-                }
-                None if self.tests.len() < crate::core::failures::MAX_TESTS => {
-                    self.index.insert(id, self.tests.len());
-                    self.tests.push(r);
-                }
-                None => self.dropped += 1,
-            }
-        }
-    }
-}
+pub use crate::core::ci::merge::Merged;
 
 /// Parses one report file (its format sniffed).
 pub fn read(path: &std::path::Path) -> anyhow::Result<Results> {

@@ -21,6 +21,11 @@ pub struct TestArgs {
         default_value = ".ci/test-reliability.yaml"
     )]
     pub reliability: String,
+    /// Read the reliability file as the merge base of HEAD and this ref has it (`origin/REF`
+    /// first), never as the change has it: a PR cannot quarantine its own failing test.
+    /// Default: `$GITHUB_BASE_REF` (set on a pull request's run).
+    #[arg(long, value_name = "REF")]
+    pub tiers_from: Option<String>,
     /// Report files the command writes (JUnit XML, go test -json, …), read after it ends;
     /// repeatable.
     #[arg(long = "report", value_name = "GLOB")]
@@ -81,6 +86,75 @@ fn read_file(path: &str) -> File {
     }
 }
 
+/// Runs git here; its stdout, or its stderr's first line as the error.
+fn git(args: &[&str]) -> Result<Vec<u8>, String> {
+    let o = std::process::Command::new("git")
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if o.status.success() {
+        return Ok(o.stdout);
+    }
+    let err = String::from_utf8_lossy(&o.stderr);
+    Err(summary::plain(err.lines().next().unwrap_or("git failed")))
+}
+
+/// The reliability file at the merge base of HEAD and `base` (`origin/<base>`, else `<base>`).
+fn read_base_file(path: &str, base: &str) -> (File, String) {
+    if base.starts_with('-') || base.trim().is_empty() {
+        return (
+            File::Invalid(format!("{base:?} is not a branch or ref")),
+            String::new(),
+        );
+    }
+    let remote = format!("origin/{base}");
+    let found = [remote.as_str(), base].into_iter().find_map(|r| {
+        git(&["merge-base", "HEAD", r]).ok().map(|sha| {
+            (
+                r.to_string(),
+                String::from_utf8_lossy(&sha).trim().to_string(),
+            )
+        })
+    });
+    let Some((r, sha)) = found.filter(|(_, sha)| !sha.is_empty()) else {
+        return (
+            File::Invalid(format!(
+                "no merge base of HEAD and {remote} or {base} in this clone (fetch the base branch: `git fetch origin {base}`, or actions/checkout with fetch-depth: 0)"
+            )),
+            String::new(),
+        );
+    };
+    let short = sha.get(..12).unwrap_or(&sha).to_string();
+    let whence = format!("the merge base {short} of HEAD and {r}");
+    if std::path::Path::new(path).is_absolute() {
+        return (
+            File::Invalid(format!(
+                "{path} is absolute: give the reliability file's path inside the checkout"
+            )),
+            whence,
+        );
+    }
+    let spec = format!("{sha}:./{path}");
+    match git(&["cat-file", "-e", &spec]) {
+        Err(_) => (File::Missing, whence),
+        Ok(_) => match git(&["show", &spec]) {
+            Ok(bytes) if bytes.len() > reliability::MAX_BYTES => (
+                File::Invalid(format!(
+                    "{path} at {short} is larger than {} bytes",
+                    reliability::MAX_BYTES
+                )),
+                whence,
+            ),
+            Ok(bytes) => match reliability::parse(&String::from_utf8_lossy(&bytes)) {
+                Ok(f) => (File::Read(f), whence),
+                Err(e) => (File::Invalid(format!("{path} at {short}: {e}")), whence),
+            },
+            Err(e) => (File::Invalid(format!("{path} at {short}: {e}")), whence),
+        },
+    }
+}
+
 fn target(args: &TestArgs, ci: &CiRun) -> Result<upload::Target, String> {
     let mut missing = Vec::new();
     let mut pick = |flag: &Option<String>, found: &Option<String>, name: &'static str| {
@@ -112,11 +186,33 @@ fn target(args: &TestArgs, ci: &CiRun) -> Result<upload::Target, String> {
 }
 
 pub async fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
-    let file = read_file(&args.reliability);
+    let base = args.tiers_from.clone().or_else(|| {
+        std::env::var("GITHUB_BASE_REF")
+            .ok()
+            .filter(|r| !r.trim().is_empty())
+    });
+    let file = match &base {
+        None => read_file(&args.reliability),
+        Some(b) => {
+            let (file, whence) = read_base_file(&args.reliability, b);
+            if !whence.is_empty() {
+                eprintln!(
+                    "repro-gate test: the tiers are read from {} at {whence} (the base's, not the change's)",
+                    args.reliability
+                );
+            }
+            file
+        }
+    };
     match &file {
         File::Missing => eprintln!(
-            "repro-gate test: no reliability file at {}: no failure will be excused",
-            args.reliability
+            "repro-gate test: no reliability file at {}{}: no failure will be excused",
+            args.reliability,
+            if base.is_some() {
+                " on the merge base"
+            } else {
+                ""
+            }
         ),
         File::Invalid(e) => eprintln!(
             "repro-gate test: the reliability file cannot be used ({e}): no failure will be excused"
@@ -169,6 +265,7 @@ pub async fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
             results: &merged.tests,
             dropped: merged.dropped,
             signs: &finished.signs,
+            account: &finished.account,
         },
         state,
     );

@@ -177,6 +177,9 @@ pub async fn rerun(
     progress: &dyn Progress,
     stop: &CancellationToken,
 ) -> Result<Finished, CouldNotRun> {
+    // An id is data: the same check as verify-local, the App and the workflow.
+    crate::core::verify::claim::safe_test(test)
+        .map_err(|e| format!("the test id is refused: {e}"))?;
     let (co, head, mb) = sides(dir, opts)?;
     let dirty = co.dirty();
     let ran = run_both(&co, (&head, &mb), &[], opts, (test, None), progress, stop).await;

@@ -395,7 +395,8 @@ fn quarantining(ids: &[String]) -> String {
 #[test]
 fn real_runner_outputs() {
     let Some(root) = real_outputs() else { return };
-    // (file, as output or as a report, whether it is only test failures)
+    // (file, as output or as a report, whether it is only test failures). Replayed with the
+    // status its runner gives for failed tests (cargo's libtest JSON: 101, else 1).
     for (file, report, excusable) in [
         ("go-test-v/nested-subtests-failures.txt", false, true),
         ("go-test-v/multi-package-pass-fail-skip.txt", false, true),
@@ -454,7 +455,12 @@ fn real_runner_outputs() {
             )
         } else {
             std::fs::copy(&path, d.path().join("out.txt")).expect("copy");
-            (vec![], "cat out.txt; exit 1".into())
+            let status = if file.starts_with("libtest-json/") {
+                101
+            } else {
+                1
+            };
+            (vec![], format!("cat out.txt; exit {status}"))
         };
         let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
         let o = run(d.path(), &flags, &script, &[]);
@@ -511,4 +517,279 @@ fn lookup_tells_what_the_ci_command_does_with_a_failure() {
         let in_ci = js["in_ci"].as_str().unwrap_or_default();
         assert!(in_ci.contains(says), "{test}: {in_ci}");
     }
+}
+
+/// Whether `tool ARG` runs here (a real runner's test skips, and says so, without it).
+fn runs(tool: &str, arg: &str) -> bool {
+    let ok = Command::new(tool)
+        .arg(arg)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: {tool} is not installed");
+    }
+    ok
+}
+
+fn write_all(dir: &Path, files: &[(&str, &str)]) {
+    for (name, body) in files {
+        let p = dir.join(name);
+        std::fs::create_dir_all(p.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(p, body).expect("write");
+    }
+}
+
+const GO_QUARANTINE: &str =
+    "tests:\n  - id: quar::TestQuarantined\n    tier: quarantined\n    ticket: Q-7\n";
+
+/// A Go module: `quar` holds the quarantined test (it fails), `other` what `other_test` says.
+fn go_module(other_test: Option<&str>) -> tempfile::TempDir {
+    let d = checkout(GO_QUARANTINE);
+    write_all(
+        d.path(),
+        &[
+            ("go.mod", "module example.com/acme\n\ngo 1.19\n"),
+            (
+                "quar/q_test.go",
+                "package quar\n\nimport \"testing\"\n\nfunc TestQuarantined(t *testing.T) { t.Fatal(\"checkout deadline exceeded\") }\n\nfunc TestFine(t *testing.T) {}\n",
+            ),
+        ],
+    );
+    if let Some(body) = other_test {
+        write_all(d.path(), &[("other/o_test.go", body)]);
+    }
+    d
+}
+
+#[test]
+fn real_go_failures_quarantine_does_not_explain_keep_the_status() {
+    if !runs("go", "version") {
+        return;
+    }
+    let go_env = [("GOFLAGS", "-count=1"), ("CGO_ENABLED", "1")];
+    // The quarantined failure alone is excused (plain and -v).
+    let d = go_module(None);
+    for cmd in ["go test ./...", "go test -v ./..."] {
+        let o = run(d.path(), &[], cmd, &go_env);
+        assert_eq!(o.status.code(), Some(0), "{cmd}: {}", text(&o).1);
+    }
+    let test_main_exits = "package other\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) { m.Run(); os.Exit(1) }\n\nfunc TestOk(t *testing.T) {}\n";
+    let test_exits = "package other\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestFirst(t *testing.T) {}\n\nfunc TestExits(t *testing.T) { os.Exit(3) }\n";
+    let race_after = "package other\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nvar x int\n\nfunc TestRacy(t *testing.T) {}\n\nfunc TestMain(m *testing.M) {\n\tc := m.Run()\n\tgo func() { x = 1 }()\n\tx = 2\n\ttime.Sleep(50 * time.Millisecond)\n\t_ = x\n\tif c != 0 {\n\t\tpanic(c)\n\t}\n}\n";
+    for (name, other, cmd, says) in [
+        (
+            "TestMain os.Exit(1)",
+            test_main_exits,
+            "go test ./...",
+            "example.com/acme/other FAILed with no failing test",
+        ),
+        (
+            "TestMain os.Exit(1), -v",
+            test_main_exits,
+            "go test -v ./...",
+            "example.com/acme/other FAILed with no failing test",
+        ),
+        (
+            "a test's os.Exit(3)",
+            test_exits,
+            "go test ./...",
+            "exit status 3",
+        ),
+        (
+            "a test's os.Exit(3), -v",
+            test_exits,
+            "go test -v ./...",
+            "TestExits started and never reported",
+        ),
+        (
+            "a race after the tests",
+            race_after,
+            "go test -race ./...",
+            "data race",
+        ),
+    ] {
+        let d = go_module(Some(other));
+        let o = run(d.path(), &[], cmd, &go_env);
+        let (out, err) = text(&o);
+        if name.contains("race") && out.contains("-race requires cgo") {
+            eprintln!("skipped: {name}: go's race detector is unavailable");
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(1), "{name}: {out}\n{err}");
+        assert!(err.contains(says), "{name} says why ({says}): {err}");
+        assert!(err.contains("TestQuarantined"), "{name}: {err}");
+    }
+}
+
+const PYTEST_QUARANTINE: &str = "tests:\n  - id: tests/test_pool.py::test_checkout_under_load\n    tier: quarantined\n    ticket: Q-8\n";
+
+#[test]
+fn real_pytest_quarantined_once_passes_recorded_and_os_exit_not_excused() {
+    if !runs("pytest", "--version") {
+        return;
+    }
+    let d = checkout(PYTEST_QUARANTINE);
+    write_all(
+        d.path(),
+        &[(
+            "tests/test_pool.py",
+            "def test_checkout_under_load():\n    assert False, 'checkout deadline exceeded'\n\n\ndef test_ok():\n    pass\n\n\nclass TestC:\n    def test_m(self):\n        pass\n",
+        )],
+    );
+    // -q and its own JUnit file: one test once, passing tests recorded, the message kept.
+    let o = run(
+        d.path(),
+        &["--report", "j.xml", "--out", "out.xml"],
+        "pytest -q -p no:cacheprovider tests --junitxml=j.xml",
+        &[],
+    );
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("only 1 quarantined test failed"), "{err}");
+    let xml = std::fs::read_to_string(d.path().join("out.xml")).expect("--out written");
+    let back = results_str(&xml, Format::Junit);
+    let mut got: Vec<(String, Outcome)> = back
+        .tests
+        .iter()
+        .map(|t| (t.test.id(), t.outcome))
+        .collect();
+    got.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        got,
+        vec![
+            (
+                "tests/test_pool.py::TestC::test_m".to_string(),
+                Outcome::Pass
+            ),
+            (
+                "tests/test_pool.py::test_checkout_under_load".to_string(),
+                Outcome::Fail
+            ),
+            ("tests/test_pool.py::test_ok".to_string(), Outcome::Pass),
+        ],
+        "{xml}"
+    );
+    assert!(xml.contains("checkout deadline exceeded"), "{xml}");
+    // A test ending the process with os._exit(3).
+    write_all(
+        d.path(),
+        &[(
+            "tests/test_zexit.py",
+            "import os\n\n\ndef test_zz_exit():\n    os._exit(3)\n",
+        )],
+    );
+    for cmd in [
+        "pytest -p no:cacheprovider tests",
+        "pytest -v -p no:cacheprovider tests",
+    ] {
+        let o = run(d.path(), &[], cmd, &[]);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(3), "{cmd}: {err}");
+        assert!(err.contains("exited 3"), "{cmd}: {err}");
+    }
+}
+
+const CARGO_QUARANTINE: &str =
+    "tests:\n  - id: pool::tests::checkout_under_load\n    tier: quarantined\n    ticket: Q-9\n";
+
+#[test]
+fn real_cargo_exit_statuses_beyond_the_failed_tests_keep_theirs() {
+    if !runs("cargo", "--version") {
+        return;
+    }
+    let d = checkout(CARGO_QUARANTINE);
+    write_all(
+        d.path(),
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"pool\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+            ),
+            (
+                "src/lib.rs",
+                "#[cfg(test)]\nmod tests {\n    #[test]\n    fn ok() {}\n\n    #[test]\n    fn checkout_under_load() {\n        panic!(\"checkout deadline exceeded\");\n    }\n}\n",
+            ),
+            ("tests/it.rs", "#[test]\nfn it_ok() {}\n"),
+        ],
+    );
+    let target = d.path().join("target");
+    let target = target.to_str().expect("utf-8");
+    let env = [("CARGO_TARGET_DIR", target), ("RUST_BACKTRACE", "0")];
+    let o = run(
+        d.path(),
+        &["--out", "out.xml"],
+        "cargo test -q --no-fail-fast 2>&1",
+        &env,
+    );
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let xml = std::fs::read_to_string(d.path().join("out.xml")).expect("--out written");
+    assert!(
+        xml.contains("checkout deadline exceeded"),
+        "the panic message, not an empty <failure/>: {xml}"
+    );
+    // A script's own status after cargo's.
+    let o = run(d.path(), &[], "cargo test -q --no-fail-fast; exit 3", &env);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("exited 3, but cargo test exits 101"), "{err}");
+    // A test binary ended with exit status 3 after its tests passed.
+    write_all(
+        d.path(),
+        &[(
+            "tests/exit3.rs",
+            "#[test]\nfn exits() {\n    std::process::exit(3);\n}\n",
+        )],
+    );
+    let o = run(d.path(), &[], "cargo test -q --no-fail-fast", &env);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(101), "{err}");
+    assert!(err.contains("exit status 3"), "{err}");
+}
+
+fn git_in(dir: &Path, args: &[&str]) {
+    let o = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(o.status.success(), "git {args:?}: {}", text(&o).1);
+}
+
+#[test]
+fn on_a_pull_request_the_tiers_come_from_the_merge_base() {
+    let base_file = FILE.replace(
+        "TestPoolCheckoutUnderLoad\n    tier: quarantined",
+        "TestPoolCheckoutUnderLoad\n    tier: probation",
+    );
+    assert_ne!(base_file, FILE);
+    let d = checkout(&base_file);
+    let script = emit(d.path(), "out.txt", QUARANTINED, "exit 1");
+    git_in(d.path(), &["init", "-q", "-b", "main"]);
+    git_in(d.path(), &["add", "-A"]);
+    git_in(d.path(), &["commit", "-q", "-m", "base"]);
+    git_in(d.path(), &["checkout", "-q", "-b", "feature"]);
+    // The PR quarantines its own failing test.
+    std::fs::write(d.path().join(".ci/test-reliability.yaml"), FILE).expect("write");
+    git_in(
+        d.path(),
+        &["commit", "-q", "-am", "quarantine my failing test"],
+    );
+    let o = run(d.path(), &[], &script, &[]);
+    assert_eq!(o.status.code(), Some(0), "off a PR: {}", text(&o).1);
+    let o = run(d.path(), &[], &script, &[("GITHUB_BASE_REF", "main")]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the merge base") && err.contains("probation"),
+        "{err}"
+    );
+    let o = run(d.path(), &["--tiers-from", "main"], &script, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).1);
+    // A base this clone does not have: nothing is excused, and it says how to fetch it.
+    let o = run(d.path(), &["--tiers-from", "no-such-branch"], &script, &[]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("git fetch origin no-such-branch"), "{err}");
 }

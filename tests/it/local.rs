@@ -561,3 +561,36 @@ fn verify_local_runs_the_head_first_and_stops_once_the_verdict_is_settled() {
         "{js}"
     );
 }
+
+#[test]
+fn rerun_local_refuses_option_like_and_dotdot_ids_and_runs_nothing() {
+    // A Go module on both sides: with the id passed on, `go test -run … -exec=…` would run the
+    // command. Refused before any worktree or runner.
+    let (top, work) = repo(
+        &[
+            ("go.mod", "module example.com/acme\n\ngo 1.19\n"),
+            (
+                "pool/p_test.go",
+                "package pool\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n",
+            ),
+        ],
+        &[("pool/more.txt", "head\n")],
+    );
+    for id in [
+        "-exec=sh -c \"touch CANARY\"::TestX",
+        "pool::-exec=touch CANARY",
+        "pool::--include-ignored",
+        "../../etc::TestA",
+    ] {
+        let (out, _) = run(
+            &work,
+            &["rerun-local", "--runner", "go", "--runs", "1", "--", id],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{id}: {err}");
+        assert!(err.contains("refused"), "{id}: {err}");
+        assert!(!work.join("CANARY").exists() && !work.join("pool/CANARY").exists());
+        assert_eq!(worktrees(&work), 1, "no worktree made");
+    }
+    drop(top);
+}

@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use super::account::{self, Account, Unexplained};
 use super::signs::Signs;
 use crate::core::failures::{Outcome, TestResult};
 use crate::core::reliability::ReliabilityFile;
@@ -21,6 +22,8 @@ pub struct Observed<'a> {
     /// Tests the parsers left out (over their bound): their outcomes are unknown.
     pub dropped: usize,
     pub signs: &'a Signs,
+    /// Each failing package, binary and session, as the output showed it.
+    pub account: &'a Account,
 }
 
 /// The reliability file as read before the command ran.
@@ -73,6 +76,9 @@ pub enum Problem {
     Interrupted(String),
     /// It failed and no test failure explains it.
     Unexplained(i32),
+    /// A failing package, binary or process, or the command's status, that its failing tests
+    /// do not account for.
+    Unaccounted(Unexplained),
     /// More tests than the parsers keep: some outcomes are unknown.
     Truncated(usize),
     /// The reliability file could not be used.
@@ -195,6 +201,18 @@ pub fn decide(obs: &Observed<'_>, file: FileState<'_>) -> Decision {
     }
     if let Some(l) = &signs.interrupted {
         problems.push(Problem::Interrupted(l.clone()));
+    }
+    // A signal, a crash, a hang or a build error says it already. Otherwise each failing
+    // package, binary and process, and the status, must be what its failing tests give (with
+    // no failing test at all, `Unexplained` below says so).
+    let any_failed = !(excused.is_empty() && blocking.is_empty());
+    if matches!(obs.ended, Ended::Exited(_)) && problems.is_empty() {
+        problems.extend(
+            account::unexplained(obs.account, command_exit)
+                .into_iter()
+                .filter(|u| any_failed || !matches!(u, Unexplained::Status { .. }))
+                .map(Problem::Unaccounted),
+        );
     }
     if obs.dropped > 0 {
         problems.push(Problem::Truncated(obs.dropped));

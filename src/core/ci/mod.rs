@@ -2,9 +2,11 @@
 //! ([`signs`]), whether its failure stands ([`excuse`]), what it tells people ([`summary`]),
 //! the results it records ([`junit_out`]) and the run they belong to ([`env`]).
 
+pub mod account;
 pub mod env;
 pub mod excuse;
 pub mod junit_out;
+pub mod merge;
 pub mod signs;
 pub mod summary;
 

@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use super::account::Unexplained;
 use super::excuse::{Blocking, Decision, Excused, Problem, Standing, Stands};
 use crate::core::markdown;
 
@@ -39,6 +40,71 @@ fn stands(b: &Blocking) -> String {
     }
 }
 
+fn or_list(v: &[String]) -> String {
+    match v {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// What a failing unit (or the status) leaves unexplained, in one line.
+pub fn unaccounted(u: &Unexplained) -> String {
+    match u {
+        Unexplained::Status {
+            exit,
+            runners,
+            expected,
+        } => {
+            let codes: Vec<String> = expected.iter().map(i32::to_string).collect();
+            let who = if runners.is_empty() {
+                "a test runner".to_string()
+            } else {
+                or_list(&runners.iter().map(|r| r.to_string()).collect::<Vec<_>>())
+            };
+            format!(
+                "the command exited {exit}, but {who} exits {} when tests fail: something beyond its failed tests set the status (a second command in a script, a test process's own exit)",
+                or_list(&codes)
+            )
+        }
+        Unexplained::NoFailingTest { unit } => format!(
+            "{} FAILed with no failing test of its own (TestMain or a test ending the process, a leak check, its build or setup): its failure is unexplained",
+            plain(unit)
+        ),
+        Unexplained::Race { unit, line } => format!(
+            "a data race reported outside any test in {} ({}): never excused",
+            plain(unit),
+            plain(line)
+        ),
+        Unexplained::ExitStatus { unit, status } => format!(
+            "the test process of {} ended with exit status {status}, beyond its failed tests (a test or TestMain ending the process)",
+            plain(unit)
+        ),
+        Unexplained::NeverReported { unit, tests, count } => {
+            let names: Vec<String> = tests.iter().map(|t| plain(t)).collect();
+            let more = count.saturating_sub(tests.len());
+            format!(
+                "in {}, {} started and never reported a result{}: the process ended under it",
+                plain(unit),
+                names.join(", "),
+                if more > 0 {
+                    format!(" (and {more} more)")
+                } else {
+                    String::new()
+                }
+            )
+        }
+        Unexplained::NoSummary => "pytest ended before its closing summary line: the process ended under a test (os._exit, a crash)".into(),
+        Unexplained::Stopped { unit } => format!(
+            "cargo stopped at the failing test binary {}: the test binaries after it did not run (give --no-fail-fast)",
+            plain(unit)
+        ),
+        Unexplained::TooMany { units } => {
+            format!("{units} more failing packages or binaries left unexplained")
+        }
+    }
+}
+
 /// One line per problem.
 pub fn problem(p: &Problem) -> String {
     match p {
@@ -62,6 +128,7 @@ pub fn problem(p: &Problem) -> String {
                 "the command exited {c} and no test failure in its output or reports explains it"
             )
         }
+        Problem::Unaccounted(u) => unaccounted(u),
         Problem::Truncated(n) => {
             format!("{n} tests were past what the parsers keep: their outcomes are unknown")
         }

@@ -61,6 +61,9 @@ pub struct Libtest {
     seen: bool,
     /// Inside the closing `failures:` list (after the `---- x stdout ----` blocks).
     in_list: bool,
+    /// Inside a failed test's `---- x stdout ----` block: its name and what it printed (the
+    /// panic message), capped.
+    printed: Option<(String, String)>,
 }
 
 impl Libtest {
@@ -70,6 +73,14 @@ impl Libtest {
             binary: None,
             seen: false,
             in_list: false,
+            printed: None,
+        }
+    }
+
+    /// The end of a `---- x stdout ----` block: what it printed is the failure's message.
+    fn end_printed(&mut self) {
+        if let Some((name, text)) = self.printed.take() {
+            self.c.message(self.binary.as_deref(), &name, &text);
         }
     }
 
@@ -85,6 +96,17 @@ impl Libtest {
 impl LineParser for Libtest {
     fn line(&mut self, line: &str) {
         let t = line.trim_start();
+        if let Some((_, text)) = self.printed.as_mut()
+            && !t.starts_with("----")
+            && line.trim() != "failures:"
+            && line.trim() != "successes:"
+        {
+            if !line.trim().is_empty() && !t.starts_with("note: run with `RUST_BACKTRACE") {
+                super::append_message(text, line);
+            }
+            return;
+        }
+        self.end_printed();
         if !(self.in_list
             || t.starts_with('{')
             || t.starts_with("----")
@@ -125,6 +147,7 @@ impl LineParser for Libtest {
             self.in_list = false;
             let name = m[1].to_string();
             self.listed_failure(&name);
+            self.printed = Some((name, String::new()));
             return;
         }
         if line.trim() == "failures:" {
@@ -158,7 +181,8 @@ impl LineParser for Libtest {
         self.seen
     }
 
-    fn finish(self: Box<Self>) -> Collector {
+    fn finish(mut self: Box<Self>) -> Collector {
+        self.end_printed();
         self.c
     }
 }

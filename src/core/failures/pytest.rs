@@ -88,6 +88,15 @@ impl LineParser for Pytest {
         if let Some(m) = summary().captures(line) {
             let (s, n) = (m[1].to_string(), m[2].to_string());
             self.record(&s, &n, true);
+            // `FAILED path::name - AssertionError: …`: the reason is its message.
+            if matches!(s.as_str(), "FAILED" | "ERROR")
+                && let Some(reason) = line[m.get(0).map_or(0, |g| g.end())..]
+                    .trim_start()
+                    .strip_prefix("- ")
+            {
+                let (file, name) = split(&n);
+                self.c.message(file, name, reason);
+            }
         } else if let Some(m) = verbose().captures(line) {
             let (n, s) = (m[1].to_string(), m[2].to_string());
             self.record(&s, &n, false);

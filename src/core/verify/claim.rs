@@ -136,6 +136,13 @@ pub fn safe_test(t: &str) -> Result<(), String> {
     if t != t.trim() {
         return Err("the test id starts or ends with a space".into());
     }
+    // A path segment `..` would name a folder outside the checkout.
+    if t.split("::")
+        .flat_map(|part| part.split(['/', '\\']))
+        .any(|seg| seg.trim() == "..")
+    {
+        return Err("the test id holds a `..` path segment".into());
+    }
     if let Some(c) = t
         .chars()
         .find(|&c| !(c.is_ascii_alphanumeric() || " _./:@+-=,#[]()›".contains(c)))
@@ -311,6 +318,10 @@ mod tests {
             ("TestX'", "`'`"),
             ("", "empty"),
             (" TestX", "space"),
+            ("../../etc::TestA", "`..`"),
+            ("pool/../../x::TestA", "`..`"),
+            ("-exec=sh -c \"touch CANARY\"::TestX", "option"),
+            ("pool::--include-ignored", "option"),
         ] {
             let e = safe_test(bad).unwrap_err();
             assert!(e.contains(why), "{bad:?}: {e}");
