@@ -45,9 +45,8 @@ impl Store {
     }
 
     /// `claim_job`, skipping the lanes that already run `lane_cap` jobs (0: no bound). The
-    /// count spans every replica; two replicas claiming at the same instant may each take the
-    /// last place, so the bound is exact on SQLite and may be passed by one per racing replica
-    /// on Postgres.
+    /// count spans every replica and holds under concurrent claims on both backends (SQLite's
+    /// write lock; a lane lock on Postgres, see `postgres::claim_job`).
     pub async fn claim_job_within(
         &self,
         owner: &str,

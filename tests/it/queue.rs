@@ -288,23 +288,115 @@ async fn workers_left_free_by_a_burst_take_another_installations_pr_at_once(db: 
         )
         .await;
     }
-    let mut first = vec![started.recv().await.unwrap(), started.recv().await.unwrap()];
-    first.sort();
-    assert_eq!(first, ["a-1", "a-2"]);
+    // Two of the burst run (which two is the order of racing claims on Postgres).
+    let first = [started.recv().await.unwrap(), started.recv().await.unwrap()];
+    assert_ne!(first[0], first[1]);
+    let waiting = ["a-1", "a-2", "a-3"]
+        .into_iter()
+        .find(|d| !first.iter().any(|f| f == d))
+        .unwrap();
     app.deliver("pull_request", "b-1", &pr_payload_of(2, "quiet/app", 1))
         .await;
     // The third worker was free all along; the burst's third job may not take it.
     assert_eq!(started.recv().await.unwrap(), "b-1");
-    for d in ["b-1", "a-1"] {
+    for d in ["b-1", first[0].as_str()] {
         gated.gate(d).notify_one();
         app.wait_done(d).await;
     }
-    assert_eq!(started.recv().await.unwrap(), "a-3");
-    for d in ["a-2", "a-3"] {
+    assert_eq!(started.recv().await.unwrap(), waiting);
+    for d in [first[1].as_str(), waiting] {
         gated.gate(d).notify_one();
         app.wait_done(d).await;
     }
     app.stop().await;
+}
+
+/// Two claims at once on Postgres, forced into the racing order: the first has chosen the
+/// lane's last place and waits inside its transaction (someone else is inserting its PR's key);
+/// the second, looking meanwhile at a job of the lane that arrived since, must not take a place
+/// in that lane too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "set TEST_DATABASE_URL to run it on Postgres"
+)]
+async fn a_claim_racing_an_uncommitted_one_never_passes_the_bound() {
+    let db = Db::postgres().await;
+    let (app, clock) = claimed_by_hand(&db).await;
+    app.deliver("pull_request", "a-1", &pr_payload_of(1, "burst/mono", 1))
+        .await;
+    let side = sqlx::PgPool::connect(&db.url).await.unwrap();
+    let key: String = sqlx::query_scalar("SELECT serial_key FROM jobs WHERE delivery_id = 'a-1'")
+        .fetch_one(&side)
+        .await
+        .unwrap();
+    let mut blocker = side.begin().await.unwrap();
+    sqlx::query("INSERT INTO job_keys (serial_key, job_id, lease_until_ms) VALUES ($1, -1, 0)")
+        .bind(&key)
+        .execute(&mut *blocker)
+        .await
+        .unwrap();
+    let now = clock.now_ms_for_test();
+    let store = app.app.store.clone();
+    let first = tokio::spawn(async move {
+        store
+            .claim_job_within("w1", "test", now, 60_000, 1)
+            .await
+            .unwrap()
+            .and_then(|j| j.delivery_id)
+    });
+    // The signal: the first claim's backend waits on the blocker's row.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while waiting_on_locks(&side).await == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first claim never reached the key"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    // A job of the lane arrives now: the first claim has not locked it.
+    app.deliver("pull_request", "a-2", &pr_payload_of(1, "burst/mono", 2))
+        .await;
+    let store = app.app.store.clone();
+    let second = tokio::spawn(async move {
+        store
+            .claim_job_within("w2", "test", now, 60_000, 1)
+            .await
+            .unwrap()
+            .and_then(|j| j.delivery_id)
+    });
+    // The second claim either ends at once (it took a place) or waits for the lane's lock.
+    while !second.is_finished() && waiting_on_locks(&side).await < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the second claim neither ended nor waited for the lane"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    blocker.rollback().await.unwrap();
+    assert_eq!(first.await.unwrap().as_deref(), Some("a-1"));
+    assert_eq!(
+        second.await.unwrap(),
+        None,
+        "the lane's one place was taken twice"
+    );
+    let running: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE state = 'running'")
+        .fetch_one(&side)
+        .await
+        .unwrap();
+    assert_eq!(running, 1);
+    app.stop().await;
+}
+
+/// How many backends of this database wait on a lock.
+async fn waiting_on_locks(pool: &sqlx::PgPool) -> i64 {
+    sqlx::query_scalar(
+        "SELECT COUNT(*) FROM pg_stat_activity \
+         WHERE datname = current_database() AND wait_event_type = 'Lock'",
+    )
+    .fetch_one(pool)
+    .await
+    .unwrap()
 }
 
 trait NowForTest {
