@@ -8,12 +8,19 @@ clone, HEAD at the fix and a branch at the base, and `verify-local --test T --ba
 with the product's own runner (the case's `config:` becomes the `--config` file). It prints one
 row per case: id, expected, got, time, and the reason the verdict gives.
 
+`--no-claim` runs `verify-local` without `--test`, as an agent that only wrote the test does:
+once per fix (cases sharing repository, fix and base are one fix), expecting the reproduction to
+be found among the tests the fix adds or changes. The expected test is that of the fix's case
+expecting `verified`; a fix with none (a new API whose tests cannot build on the base) expects
+its case's own verdict (`could not run`).
+
 Clones: `--mirror DIR` holds `owner+name/repo` (the search tool's fetch) or `owner/name` git
 directories. A case whose clone is absent is skipped with a message; so is a runner whose tool
 is missing (pytest, go). Exit 0 when every case that ran got its expected verdict.
 
     cargo build --release
     python3 benches/real_fixes.py --binary target/release/repro-gate --mirror /work/.mirror --runs 3
+    python3 benches/real_fixes.py --binary target/release/repro-gate --mirror /work/.mirror --runs 3 --no-claim
 """
 
 import argparse
@@ -74,11 +81,10 @@ def run_case(case, args):
         git("clone", "-q", "--no-checkout", clone, checkout)
         git("-C", checkout, "checkout", "-q", case["fix"])
         git("-C", checkout, "branch", "-f", "repro-base", case["base"])
-        cmd = [
-            args.binary,
-            "verify-local",
-            "--test",
-            case["test"],
+        cmd = [args.binary, "verify-local"]
+        if not args.no_claim:
+            cmd += ["--test", case["test"]]
+        cmd += [
             "--base",
             "repro-base",
             "--runs",
@@ -101,16 +107,36 @@ def run_case(case, args):
         except (json.JSONDecodeError, IndexError):
             return {
                 "got": f"no JSON (exit {p.returncode})",
+                "found": "",
                 "time": took,
                 "why": p.stderr.strip().splitlines()[-1:] or [""],
             }, None
         return {
             "got": out.get("verdict", "?"),
+            "found": out.get("test") or "",
             "time": took,
             "why": out.get("reason") or out.get("error") or "",
         }, None
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def one_per_fix(cases):
+    """One case per (repository, fix, base): the one expecting `verified` when there is one."""
+    fixes = {}
+    for c in cases:
+        key = (c["repo"], c["fix"], c["base"])
+        kept = fixes.get(key)
+        if kept is None or (c["expected"] == "verified" and kept["expected"] != "verified"):
+            fixes[key] = c
+    return list(fixes.values())
+
+
+def same_test(found, expected):
+    """The found id names the expected test (runners spell ids differently: `bounded::x`,
+    `tests/bounded.rs::x`, `x`): the last `::`-separated part agrees."""
+    last = lambda t: t.replace("/", "::").split("::")[-1]
+    return bool(found) and last(found) == last(expected)
 
 
 def main():
@@ -126,6 +152,11 @@ def main():
     ap.add_argument("--runs", type=int, default=3, help="runs per side (default 3; a case's own runs: is a floor)")
     ap.add_argument("--timeout", type=int, default=60, help="one run's time limit, seconds")
     ap.add_argument("--only", default="", help="comma-separated case ids")
+    ap.add_argument(
+        "--no-claim",
+        action="store_true",
+        help="no --test: the reproduction is found among the fix's own tests (one row per fix)",
+    )
     args = ap.parse_args()
     files = args.cases or [
         os.path.join(here, "..", "..", "shared", "fixtures", "real-fixes", "cases.yaml"),
@@ -138,6 +169,8 @@ def main():
             continue
         with open(path) as f:
             cases += yaml.safe_load(f)["cases"]
+    if args.no_claim:
+        cases = one_per_fix(cases)
     only = {c for c in args.only.split(",") if c}
     rows, wrong = [], 0
     for case in cases:
@@ -148,19 +181,29 @@ def main():
             print(f"skipped {case['id']}: {skipped}", file=sys.stderr)
             continue
         right = result["got"] == case["expected"]
+        if args.no_claim and case["expected"] == "verified":
+            right = right and same_test(result["found"], case["test"])
         wrong += not right
         why = result["why"] if isinstance(result["why"], str) else " ".join(result["why"])
-        rows.append((case["id"], case["expected"], result["got"], result["time"], right, why))
+        rows.append((case["id"], case["expected"], result["got"], result["time"], right, why, result["found"]))
         print(
             f"{'ok  ' if right else 'MISS'} {case['id']}: expected {case['expected']!r}, "
-            f"got {result['got']!r} in {result['time']:.0f} s  {why[:160]}",
+            f"got {result['got']!r} ({result['found'] or 'no test'}) in {result['time']:.0f} s  {why[:160]}",
             file=sys.stderr,
             flush=True,
         )
-    print("| case | expected | got | time |")
-    print("|---|---|---|---|")
-    for cid, exp, got, took, right, _ in rows:
-        print(f"| {cid} | {exp} | {got}{'' if right else ' (MISS)'} | {took:.0f} s |")
+    if args.no_claim:
+        print("| fix | expected | found test | got | time |")
+        print("|---|---|---|---|---|")
+    else:
+        print("| case | expected | got | time |")
+        print("|---|---|---|---|")
+    for cid, exp, got, took, right, _, found in rows:
+        mark = "" if right else " (MISS)"
+        if args.no_claim:
+            print(f"| {cid} | {exp} | {found or '-'} | {got}{mark} | {took:.0f} s |")
+        else:
+            print(f"| {cid} | {exp} | {got}{mark} | {took:.0f} s |")
     print(f"{len(rows) - wrong} of {len(rows)} as expected")
     return 1 if wrong else 0
 

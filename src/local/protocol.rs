@@ -15,7 +15,7 @@ use crate::core::runs::{NoResult, Outcome};
 use crate::core::verify::{self, Claim, discover};
 
 use super::session::{Stopped, Verification, run_alone, run_sides, verify_sides};
-use super::{Checkout, Progress, RunSettings, Runner, RunnerKind, SideResult};
+use super::{Checkout, Progress, RunSettings, Runner, RunnerKind, SideResult, Worktree};
 
 /// How the runs are made.
 #[derive(Clone, Debug)]
@@ -82,6 +82,26 @@ pub struct Finished {
     pub exit: u8,
 }
 
+/// The head's and the base's worktrees, `laid` (the test files HEAD changes) laid over the
+/// base, and the runner resolved in the head's.
+fn worktrees_and_runner(
+    co: &Checkout,
+    (head, mb): (&str, &str),
+    laid: &[String],
+    opts: &Options,
+) -> Result<(Worktree, Worktree, Runner), String> {
+    let h = co.worktree(head, "head")?;
+    let b = co.worktree(mb, "base")?;
+    b.lay_over(head, laid)?;
+    let runner = Runner::resolve(
+        opts.runner,
+        opts.command.clone(),
+        &h.path,
+        opts.settings.clone(),
+    )?;
+    Ok((h, b, runner))
+}
+
 /// Why nothing was decided: exit 2 with this reason.
 pub type CouldNotRun = String;
 
@@ -119,15 +139,7 @@ async fn run_both(
     progress: &dyn Progress,
     stop: &CancellationToken,
 ) -> Result<(Runner, SideResult, SideResult), String> {
-    let h = co.worktree(head, "head")?;
-    let b = co.worktree(mb, "base")?;
-    b.lay_over(head, overlay)?;
-    let runner = Runner::resolve(
-        opts.runner,
-        opts.command.clone(),
-        &h.path,
-        opts.settings.clone(),
-    )?;
+    let (h, b, runner) = worktrees_and_runner(co, (head, mb), overlay, opts)?;
     match run_sides(
         &runner,
         (&h.path, &b.path),
@@ -261,15 +273,7 @@ pub async fn verify(
             .filter(|p| is_test_file(p))
             .collect();
         let seed = claim.seed.as_deref();
-        let h = co.worktree(&head, "head")?;
-        let b = co.worktree(&mb, "base")?;
-        b.lay_over(&head, &tests)?;
-        let runner = Runner::resolve(
-            opts.runner,
-            opts.command.clone(),
-            &h.path,
-            opts.settings.clone(),
-        )?;
+        let (h, b, runner) = worktrees_and_runner(&co, (&head, &mb), &tests, opts)?;
         let v = verify_sides(
             &runner,
             (&h.path, &b.path),
@@ -506,15 +510,7 @@ pub async fn discover(
             .filter(|p| is_test_file(p))
             .cloned()
             .collect();
-        let h = co.worktree(&head, "head")?;
-        let b = co.worktree(&mb, "base")?;
-        b.lay_over(&head, &laid)?;
-        let runner = Runner::resolve(
-            opts.runner,
-            opts.command.clone(),
-            &h.path,
-            opts.settings.clone(),
-        )?;
+        let (h, b, runner) = worktrees_and_runner(&co, (&head, &mb), &laid, opts)?;
         let tests = tests_to_find(&co, &h.path, (&mb, &head), &changed)?;
         let total = u32::try_from(tests.len() * 2).unwrap_or(u32::MAX);
         let mut found = Vec::new();

@@ -12,7 +12,7 @@ use crate::core::verify::Verdict;
 use crate::core::verify::early::{self, Limit};
 
 use super::process::NotRun;
-use super::runner::Runner;
+use super::runner::{Prepared, Runner};
 
 /// One side's runs added up (core::runs::Tally), and why none could run when it was not
 /// even built.
@@ -195,56 +195,89 @@ pub async fn verify_sides(
             });
         }
     };
-    let total = runs * 2;
-    let mut done = 0;
-    let mut h = Tally::default();
-    let mut b = Tally::default();
-    let mut slowest: Option<Duration> = None;
-    for _ in 0..runs {
-        if stop.is_cancelled() {
-            return Err(Stopped::Interrupted);
-        }
-        let began = Instant::now();
-        let outcome = runner.run_once(&ph, head, test, seed, stop).await?;
-        if outcome == Outcome::Passed {
-            slowest = slowest.max(Some(began.elapsed()));
-        }
-        h.add(&outcome);
-        done += 1;
-        progress.ran(done, total, "head", outcome.failed());
-        if let Some(v) = early::settled(h.count(), b.count()) {
-            return Ok(Verification {
-                head: h,
-                base: b,
-                settled: Some(v),
-                base_limit: configured,
-            });
-        }
+    let mut runs_so_far = Runs {
+        head: Tally::default(),
+        base: Tally::default(),
+        done: 0,
+        total: runs * 2,
+        progress,
+        stop,
+    };
+    let (slowest, settled) = runs_so_far
+        .side(Side::Head, runner, (&ph, head), (test, seed), runs)
+        .await?;
+    if settled.is_some() {
+        return Ok(runs_so_far.verification(settled, configured));
     }
     let limit = early::base_limit(runner.settings.timeout, slowest);
     let mut on_base = runner.clone();
     on_base.settings.timeout = Duration::from_secs(limit.seconds());
-    for _ in 0..runs {
-        if stop.is_cancelled() {
-            return Err(Stopped::Interrupted);
+    let (_, settled) = runs_so_far
+        .side(Side::Base, &on_base, (&pb, base), (test, seed), runs)
+        .await?;
+    Ok(runs_so_far.verification(settled, limit))
+}
+
+#[derive(Clone, Copy)]
+enum Side {
+    Head,
+    Base,
+}
+
+/// Both sides' tallies while `verify_sides` runs them, and the progress it reports.
+struct Runs<'a> {
+    head: Tally,
+    base: Tally,
+    done: u32,
+    total: u32,
+    progress: &'a dyn Progress,
+    stop: &'a CancellationToken,
+}
+
+impl Runs<'_> {
+    /// Up to `runs` runs of one side, each added to its tally: the slowest passing run, and the
+    /// verdict when the runs so far settled it (the remaining runs are not made).
+    async fn side(
+        &mut self,
+        side: Side,
+        runner: &Runner,
+        (prepared, dir): (&Prepared, &Path),
+        (test, seed): (&str, Option<&str>),
+        runs: u32,
+    ) -> Result<(Option<Duration>, Option<Verdict>), Stopped> {
+        let mut slowest: Option<Duration> = None;
+        for _ in 0..runs {
+            if self.stop.is_cancelled() {
+                return Err(Stopped::Interrupted);
+            }
+            let began = Instant::now();
+            let outcome = runner
+                .run_once(prepared, dir, test, seed, self.stop)
+                .await?;
+            if outcome == Outcome::Passed {
+                slowest = slowest.max(Some(began.elapsed()));
+            }
+            let (tally, label) = match side {
+                Side::Head => (&mut self.head, "head"),
+                Side::Base => (&mut self.base, "base"),
+            };
+            tally.add(&outcome);
+            self.done += 1;
+            self.progress
+                .ran(self.done, self.total, label, outcome.failed());
+            if let Some(v) = early::settled(self.head.count(), self.base.count()) {
+                return Ok((slowest, Some(v)));
+            }
         }
-        let outcome = on_base.run_once(&pb, base, test, seed, stop).await?;
-        b.add(&outcome);
-        done += 1;
-        progress.ran(done, total, "base", outcome.failed());
-        if let Some(v) = early::settled(h.count(), b.count()) {
-            return Ok(Verification {
-                head: h,
-                base: b,
-                settled: Some(v),
-                base_limit: limit,
-            });
+        Ok((slowest, None))
+    }
+
+    fn verification(self, settled: Option<Verdict>, base_limit: Limit) -> Verification {
+        Verification {
+            head: self.head,
+            base: self.base,
+            settled,
+            base_limit,
         }
     }
-    Ok(Verification {
-        head: h,
-        base: b,
-        settled: None,
-        base_limit: limit,
-    })
 }

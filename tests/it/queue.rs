@@ -187,6 +187,18 @@ async fn claims_skip_a_pr_whose_job_is_running(db: Db) {
     app.stop().await;
 }
 
+/// `count` PRs of installation 1's monorepo, delivered as `a-1`, `a-2`, …
+async fn deliver_burst(app: &crate::common::TestApp, count: u64) {
+    for n in 1..=count {
+        app.deliver(
+            "pull_request",
+            &format!("a-{n}"),
+            &pr_payload_of(1, "burst/mono", n),
+        )
+        .await;
+    }
+}
+
 /// The payload of `pr_payload` delivered by another installation.
 fn pr_payload_of(installation: i64, repo: &str, number: u64) -> String {
     let mut v: serde_json::Value =
@@ -199,14 +211,7 @@ fn pr_payload_of(installation: i64, repo: &str, number: u64) -> String {
 /// a claim takes the lane with the fewest running jobs first, then the oldest job in it.
 async fn claims_take_the_installation_with_the_fewest_running_jobs_first(db: Db) {
     let (app, clock) = claimed_by_hand(&db).await;
-    for n in 1..=5 {
-        app.deliver(
-            "pull_request",
-            &format!("a-{n}"),
-            &pr_payload_of(1, "burst/mono", n),
-        )
-        .await;
-    }
+    deliver_burst(&app, 5).await;
     app.deliver("pull_request", "b-1", &pr_payload_of(2, "quiet/app", 1))
         .await;
     app.deliver("pull_request", "c-1", &pr_payload_of(3, "other/lib", 1))
@@ -235,14 +240,7 @@ async fn claims_take_the_installation_with_the_fewest_running_jobs_first(db: Db)
 /// At its bound (`per_installation`), a lane takes no more workers; another lane's job still does.
 async fn claims_leave_an_installation_at_its_bound_to_the_others(db: Db) {
     let (app, clock) = claimed_by_hand(&db).await;
-    for n in 1..=3 {
-        app.deliver(
-            "pull_request",
-            &format!("a-{n}"),
-            &pr_payload_of(1, "burst/mono", n),
-        )
-        .await;
-    }
+    deliver_burst(&app, 3).await;
     let store = &app.app.store;
     let now = clock.now_ms_for_test();
     let claim = async |w: &str, cap: usize| {
@@ -280,14 +278,7 @@ async fn workers_left_free_by_a_burst_take_another_installations_pr_at_once(db: 
     spawn.settings.reconcile_minutes = 0;
     spawn.settings.history_schedule_minutes = 0;
     let mut app = spawn.start().await;
-    for n in 1..=3 {
-        app.deliver(
-            "pull_request",
-            &format!("a-{n}"),
-            &pr_payload_of(1, "burst/mono", n),
-        )
-        .await;
-    }
+    deliver_burst(&app, 3).await;
     // Two of the burst run (which two is the order of racing claims on Postgres).
     let first = [started.recv().await.unwrap(), started.recv().await.unwrap()];
     assert_ne!(first[0], first[1]);
@@ -337,14 +328,7 @@ async fn a_claim_racing_an_uncommitted_one_never_passes_the_bound() {
         .await
         .unwrap();
     let now = clock.now_ms_for_test();
-    let store = app.app.store.clone();
-    let first = tokio::spawn(async move {
-        store
-            .claim_job_within("w1", "test", now, 60_000, 1)
-            .await
-            .unwrap()
-            .and_then(|j| j.delivery_id)
-    });
+    let first = claim_in_background(&app.app.store, "w1", now);
     // The signal: the first claim's backend waits on the blocker's row.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while waiting_on_locks(&side).await == 0 {
@@ -357,14 +341,7 @@ async fn a_claim_racing_an_uncommitted_one_never_passes_the_bound() {
     // A job of the lane arrives now: the first claim has not locked it.
     app.deliver("pull_request", "a-2", &pr_payload_of(1, "burst/mono", 2))
         .await;
-    let store = app.app.store.clone();
-    let second = tokio::spawn(async move {
-        store
-            .claim_job_within("w2", "test", now, 60_000, 1)
-            .await
-            .unwrap()
-            .and_then(|j| j.delivery_id)
-    });
+    let second = claim_in_background(&app.app.store, "w2", now);
     // The second claim either ends at once (it took a place) or waits for the lane's lock.
     while !second.is_finished() && waiting_on_locks(&side).await < 2 {
         assert!(
@@ -386,6 +363,22 @@ async fn a_claim_racing_an_uncommitted_one_never_passes_the_bound() {
         .unwrap();
     assert_eq!(running, 1);
     app.stop().await;
+}
+
+/// A claim with a bound of 1, running on its own task: the delivery it took.
+fn claim_in_background(
+    store: &repro_gate::store::Store,
+    worker: &'static str,
+    now: i64,
+) -> tokio::task::JoinHandle<Option<String>> {
+    let store = store.clone();
+    tokio::spawn(async move {
+        store
+            .claim_job_within(worker, "test", now, 60_000, 1)
+            .await
+            .unwrap()
+            .and_then(|j| j.delivery_id)
+    })
 }
 
 /// How many backends of this database wait on a lock.
