@@ -36,6 +36,10 @@ const CONFIG_FRESH_MS: i64 = 60_000;
 /// How long an answer to "may this person act here" is trusted.
 const PERMISSION_TTL_MS: i64 = 5 * 60 * 1000;
 
+/// A workflow's declared inputs (`None`: missing, or no `workflow_dispatch`), and whether it
+/// runs the find round.
+type WorkflowInfo = (Option<Vec<String>>, bool);
+
 #[derive(Clone)]
 pub struct Services {
     pub github: GitHub,
@@ -56,7 +60,7 @@ pub struct Services {
     permissions: Cache<(String, String), (bool, i64)>,
     /// (repository, workflow file) → the `workflow_dispatch` inputs it declares on the default
     /// branch (`None`: missing or not dispatchable), for a minute like the config.
-    workflows: Cache<(String, String), (Option<Vec<String>>, bool)>,
+    workflows: Cache<(String, String), WorkflowInfo>,
 }
 
 impl Services {
@@ -119,7 +123,7 @@ impl Services {
         repo: &RepoName,
         workflow: &str,
         default: &str,
-    ) -> Result<(Option<Vec<String>>, bool), JobError> {
+    ) -> Result<WorkflowInfo, JobError> {
         let key = (repo.to_string(), workflow.to_string());
         if let Some(info) = self.workflows.get(&key) {
             return Ok(info);

@@ -237,7 +237,8 @@ pub async fn evaluate_with(
             }
         }
         verify::Status::Finding(view) => {
-            if super::find::advance(svc, &gate.ask(inst, repo), &view).await? {
+            let started = super::find::advance(svc, &gate.ask(inst, repo), &view).await?;
+            if started {
                 gate.verification = super::find::status(svc, &gate.ask(inst, repo)).await?;
             }
         }
