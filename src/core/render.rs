@@ -33,6 +33,11 @@ pub fn check_run(input: &GateInput<'_>, decision: &Decision) -> CheckText {
         Basis::Overridden => "Overridden by a maintainer".to_string(),
         Basis::Exempted => "Exempted: not a concurrency change".to_string(),
         Basis::MissingEvidence => "Missing a deterministic reproduction".to_string(),
+        Basis::Verified | Basis::Verifying
+            if let Some(t) = super::verify::find_summary::title(input.verification) =>
+        {
+            t.to_string()
+        }
         Basis::Verified => "Reproduction verified".to_string(),
         Basis::Verifying => "Verifying the reproduction".to_string(),
         Basis::AwaitingWriter => "Verification waits for a writer's /repro verify".to_string(),

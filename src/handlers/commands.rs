@@ -224,6 +224,10 @@ async fn verify_now(
         Status::Inapplicable if gate.config.verify.mode == VerifyMode::Off => {
             Err("verification is off here (`verify.mode: off` in `.github/repro-gate.yml`).".into())
         }
+        Status::NoFindMode { .. } => Err(format!(
+            "the description claims no reproduction to run, and the rerun workflow `.github/workflows/{workflow}` is an older copy that cannot look for one among the PR's tests; update it from `deploy/repro-gate-rerun.yml`."
+        )),
+        Status::ToFind { .. } | Status::Finding(_) => Err("the description claims no reproduction to run; the gate looks for one among the PR's tests by itself, once per head (push to run it again).".into()),
         Status::Inapplicable => Err("the description claims no reproduction to run (a `seed` with its test, or a test that forces the interleaving), or the PR is not under the gate.".into()),
     };
     let (claim, tests) = match plan {

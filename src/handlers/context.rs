@@ -36,6 +36,10 @@ const CONFIG_FRESH_MS: i64 = 60_000;
 /// How long an answer to "may this person act here" is trusted.
 const PERMISSION_TTL_MS: i64 = 5 * 60 * 1000;
 
+/// A workflow's declared inputs (`None`: missing, or no `workflow_dispatch`), and whether it
+/// runs the find round.
+type WorkflowInfo = (Option<Vec<String>>, bool);
+
 #[derive(Clone)]
 pub struct Services {
     pub github: GitHub,
@@ -56,7 +60,7 @@ pub struct Services {
     permissions: Cache<(String, String), (bool, i64)>,
     /// (repository, workflow file) → the `workflow_dispatch` inputs it declares on the default
     /// branch (`None`: missing or not dispatchable), for a minute like the config.
-    workflows: Cache<(String, String), Option<Vec<String>>>,
+    workflows: Cache<(String, String), WorkflowInfo>,
 }
 
 impl Services {
@@ -96,20 +100,48 @@ impl Services {
         workflow: &str,
     ) -> Result<(String, Option<Vec<String>>), JobError> {
         let default = self.default_branch(inst, repo).await?;
+        let inputs = self.workflow_info(inst, repo, workflow, &default).await?.0;
+        Ok((default, inputs))
+    }
+
+    /// Whether the rerun workflow on the default branch runs the find round (an older copy of
+    /// repro-gate's template does not: core::verify::find::workflow_finds).
+    pub async fn workflow_finds(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        workflow: &str,
+    ) -> Result<bool, JobError> {
+        let default = self.default_branch(inst, repo).await?;
+        Ok(self.workflow_info(inst, repo, workflow, &default).await?.1)
+    }
+
+    /// The workflow's declared inputs and whether it runs the find round (cached).
+    async fn workflow_info(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        workflow: &str,
+        default: &str,
+    ) -> Result<WorkflowInfo, JobError> {
         let key = (repo.to_string(), workflow.to_string());
-        if let Some(inputs) = self.workflows.get(&key) {
-            return Ok((default, inputs));
+        if let Some(info) = self.workflows.get(&key) {
+            return Ok(info);
         }
         let text = self
             .github
-            .workflow_text(inst, repo, workflow, &default)
+            .workflow_text(inst, repo, workflow, default)
             .await
             .map_err(gh)?;
         let inputs = text
             .as_deref()
             .and_then(crate::core::rerun::dispatch_inputs);
-        self.workflows.insert(key, inputs.clone());
-        Ok((default, inputs))
+        let finds = text
+            .as_deref()
+            .is_some_and(crate::core::verify::find::workflow_finds);
+        let info = (inputs, finds);
+        self.workflows.insert(key, info.clone());
+        Ok(info)
     }
 
     /// The repository's default branch (cached for ten minutes).

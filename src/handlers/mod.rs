@@ -7,6 +7,7 @@ mod commands;
 pub mod context;
 pub mod events;
 mod failures;
+mod find;
 mod history;
 mod pull_request;
 mod rerun;

@@ -224,9 +224,25 @@ pub async fn evaluate_with(
         )
         .await
         .map_err(store_err)?;
-    if let verify::Status::ToStart { claim, tests } = gate.verification.clone() {
-        gate.start_verification(svc, inst, repo, &claim, &tests, None)
-            .await?;
+    match gate.verification.clone() {
+        verify::Status::ToStart { claim, tests } => {
+            gate.start_verification(svc, inst, repo, &claim, &tests, None)
+                .await?;
+        }
+        verify::Status::ToFind { tests } => {
+            super::find::start(svc, &gate.ask(inst, repo), &tests).await?;
+            gate.verification = super::find::status(svc, &gate.ask(inst, repo)).await?;
+            if let verify::Status::Finding(view) = &gate.verification {
+                super::find::advance(svc, &gate.ask(inst, repo), view).await?;
+            }
+        }
+        verify::Status::Finding(view) => {
+            let started = super::find::advance(svc, &gate.ask(inst, repo), &view).await?;
+            if started {
+                gate.verification = super::find::status(svc, &gate.ask(inst, repo)).await?;
+            }
+        }
+        _ => {}
     }
     write(svc, inst, repo, &gate).await
 }

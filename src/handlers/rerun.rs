@@ -47,6 +47,9 @@ pub struct VerifyPlan<'a> {
     pub tests: &'a [String],
     pub command: Option<&'a str>,
     pub seed_env: &'a [String],
+    /// The find round (docs/verification.md#found-in-the-prs-tests): an empty test, the files'
+    /// every test once, on both sides.
+    pub find: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -98,10 +101,17 @@ pub async fn start(svc: &Services, config: &RepoConfig, s: Start<'_>) -> Result<
         StartedBy::Command(login) => ("command", login.to_string()),
         StartedBy::Auto(st) => ("auto", st.as_str().to_string()),
     };
-    let claim_key = s.verify.as_ref().map(|v| v.claim.key());
+    let claim_key = s.verify.as_ref().map(|v| {
+        if v.find {
+            crate::core::verify::find::KEY.to_string()
+        } else {
+            v.claim.key()
+        }
+    });
     let verify = s.verify.as_ref().map(|v| NewVerify {
         claim_key: claim_key.as_deref().unwrap_or(""),
         claim_kind: match v.claim.kind {
+            _ if v.find => crate::core::verify::find::KEY,
             crate::core::evidence::EvidenceKind::Seed => "seed",
             crate::core::evidence::EvidenceKind::Interleaving => "interleaving",
             crate::core::evidence::EvidenceKind::Trace => "trace",
@@ -244,6 +254,9 @@ async fn dispatch_sides(
             };
             if side.side == Side::Base.as_str() {
                 put("tests_from", row.head_sha.clone());
+                put("tests", Some(v.tests.join(" ")));
+            } else if v.claim_kind == crate::core::verify::find::KEY {
+                // The find round runs the same files' tests on the head.
                 put("tests", Some(v.tests.join(" ")));
             }
             put("seed", v.seed.clone());
@@ -449,10 +462,27 @@ pub async fn on_side_completed(
         crate::history::sources::rerun_results(&svc.github, inst, repo, run.id, &globs, &row.test)
             .await
             .map_err(gh)?;
+    let find = row
+        .verify
+        .as_ref()
+        .is_some_and(|v| v.claim_kind == crate::core::verify::find::KEY);
+    let found = find.then(|| super::find::results_of(&read));
     // Each run judged as a concurrency test fails it (a report of this version's workflow),
-    // else an earlier report's results counted.
-    let (count, no_result, reason, how) = match &read.tally {
-        Some(t) => {
+    // else an earlier report's results counted; a find round's report, each test once.
+    let counted = found.as_ref().map(|(_, (failed, tests))| {
+        (
+            Count {
+                failures: *failed,
+                runs: *tests,
+            },
+            0,
+            None,
+            None,
+        )
+    });
+    let (count, no_result, reason, how) = match (counted, &read.tally) {
+        (Some(c), _) => c,
+        (None, Some(t)) => {
             let who = if side == Side::Base {
                 "the merge base"
             } else {
@@ -465,7 +495,7 @@ pub async fn on_side_completed(
                 t.failures_described(),
             )
         }
-        None => (rerun::count_of(&row.test, &read.tests), 0, None, None),
+        (None, None) => (rerun::count_of(&row.test, &read.tests), 0, None, None),
     };
     let run_id = i64::try_from(run.id).unwrap_or(i64::MAX);
     let fresh = svc
@@ -480,6 +510,7 @@ pub async fn on_side_completed(
                 seeds: &read.seeds,
                 no_result: (no_result, reason.as_deref()),
                 how: how.as_deref(),
+                found: found.as_ref().map(|(j, _)| j.as_str()),
             },
             svc.clock.now_ms(),
         )

@@ -80,6 +80,14 @@ fn count_text(side: &SideState) -> String {
 /// Records the session's verdict the first time there is one: the audit log, the metric, and
 /// the session's state. Later calls (a retry, another replica, a late run) change nothing.
 pub async fn settle(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
+    if row
+        .verify
+        .as_ref()
+        .is_some_and(|v| v.claim_kind == crate::core::verify::find::KEY)
+    {
+        // A find round has no verdict of its own: the search's is recorded by `record`.
+        return Ok(());
+    }
     let Some(view) = view_of(row) else {
         return Ok(());
     };
@@ -148,4 +156,59 @@ pub async fn settle(svc: &Services, row: &SessionRow) -> Result<(), JobError> {
         .map_err(store_err)?;
     tracing::info!(session = %row.id, pr = row.pr_number, verdict = outcome.verdict.as_str(), "verification verdict");
     Ok(())
+}
+
+/// Records the verdict of a search among the PR's tests that found no candidate, once: on its
+/// find session, in the audit log (`verify-verdict`, the runs it was read from) and the metric.
+pub async fn record(
+    svc: &Services,
+    session: &str,
+    outcome: &crate::core::verify::Outcome,
+    what: &str,
+) -> Result<(), JobError> {
+    let Some(row) = svc.store.session(session).await.map_err(store_err)? else {
+        return Ok(());
+    };
+    if !svc
+        .store
+        .set_verdict(&row.id, outcome.verdict.label())
+        .await
+        .map_err(store_err)?
+    {
+        return Ok(());
+    }
+    metrics::counter!("repro_gate_verifications_total", "verdict" => outcome.verdict.label())
+        .increment(1);
+    let run = |which: Side| {
+        row.sides
+            .iter()
+            .find(|s| s.side == which.as_str())
+            .and_then(|s| s.run_id)
+            .map_or_else(|| "none".to_string(), |id| id.to_string())
+    };
+    let mut why = format!("{}: no candidate", outcome.verdict.as_str());
+    if let Some(r) = &outcome.reason {
+        why.push_str("; ");
+        why.push_str(r);
+    }
+    why.push_str(&format!(
+        "; runs: merge base {}, head {}",
+        run(Side::Base),
+        run(Side::Branch)
+    ));
+    let audit = AuditRow {
+        at: String::new(),
+        repository: row.repository.clone(),
+        pr: i64::try_from(row.pr_number).unwrap_or(i64::MAX),
+        head_sha: row.head_sha.clone(),
+        actor: format!("{}[bot]", crate::core::render::CHECK_NAME),
+        command: "verify-verdict".into(),
+        args: what.into(),
+        accepted: outcome.verdict == Verdict::Verified,
+        why,
+    };
+    svc.store
+        .add_audit(&audit, svc.clock.now_ms())
+        .await
+        .map_err(store_err)
 }

@@ -54,7 +54,7 @@ pub async fn status(svc: &Services, a: &Ask<'_>, gated: bool) -> Result<Status, 
         return Ok(Status::Inapplicable);
     }
     let Some(claim) = verify::claim_of(a.evidence, v.command.is_some()) else {
-        return Ok(Status::Inapplicable);
+        return super::find::status(svc, a).await;
     };
     let workflow = &a.config.rerun.workflow;
     let (_, inputs) = svc.workflow_inputs(a.inst, a.repo, workflow).await?;
@@ -146,13 +146,14 @@ pub async fn start(
             tests,
             command: a.config.verify.command.as_deref(),
             seed_env: &a.config.verify.seed_env,
+            find: false,
         }),
     };
     super::rerun::start(svc, a.config, start).await
 }
 
 /// A verification session id (`vf-…`, distinct from a rerun's `rr-…`).
-fn session_id(key: &[u8], seed: &str) -> String {
+pub(super) fn session_id(key: &[u8], seed: &str) -> String {
     let id = rerun::session_id(key, seed);
     format!("vf-{}", id.trim_start_matches("rr-"))
 }

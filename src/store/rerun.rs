@@ -71,6 +71,8 @@ pub struct SideDone<'a> {
     pub no_result: (u32, Option<&'a str>),
     /// How the failures failed (`18 failed, 2 crashed (signal 6)`).
     pub how: Option<&'a str>,
+    /// A find round's side: what each test did (JSON of `core::verify::find::SideResult`s).
+    pub found: Option<&'a str>,
 }
 
 /// One side as stored.
@@ -93,6 +95,8 @@ pub struct SideRow {
     pub no_result_reason: Option<String>,
     pub how: Option<String>,
     pub seeds: Vec<String>,
+    /// A find round's side: what each test did (JSON), once its run completed.
+    pub found: Option<String>,
 }
 
 /// A session as stored.
@@ -175,7 +179,7 @@ impl Store {
     pub async fn session(&self, id: &str) -> anyhow::Result<Option<SessionRow>> {
         const SESSION: &str = "SELECT id, repository, installation_id, pr_number, test, runs, workflow, trigger_kind, trigger_detail, comment_id, state, history_failures, history_runs, created_ms, deadline_ms, \
             purpose, head_sha, claim_key, claim_kind, claim_test, seed, tests, command, seed_env, verdict, options FROM rerun_sessions WHERE id = $1";
-        const SIDES: &str = "SELECT side, sha, dispatched_ms, dispatch_error, run_id, run_url, failures, runs, seeds, no_result, no_result_reason, how FROM rerun_sides WHERE session = $1 ORDER BY side DESC";
+        const SIDES: &str = "SELECT side, sha, dispatched_ms, dispatch_error, run_id, run_url, failures, runs, seeds, no_result, no_result_reason, how, found FROM rerun_sides WHERE session = $1 ORDER BY side DESC";
         let row = on_pool!(self, pool => {
             let Some(r) = sqlx::query(SESSION).bind(id).fetch_optional(pool).await? else {
                 return Ok(None);
@@ -236,6 +240,7 @@ impl Store {
                     no_result: small(s.try_get::<Option<i64>, _>("no_result")?.unwrap_or(0)),
                     no_result_reason: s.try_get("no_result_reason")?,
                     how: s.try_get("how")?,
+                    found: s.try_get("found")?,
                 });
             }
             out
@@ -314,13 +319,13 @@ impl Store {
     /// before, or the run is not the side's.
     pub async fn side_done(&self, done: &SideDone<'_>, now_ms: i64) -> anyhow::Result<bool> {
         const SQL: &str = "UPDATE rerun_sides SET run_url = COALESCE($1, run_url), failures = $2, runs = $3, seeds = $4, done_ms = $5, \
-            no_result = $6, no_result_reason = $7, how = $8 \
+            no_result = $6, no_result_reason = $7, how = $8, found = $12 \
             WHERE session = $9 AND side = $10 AND run_id = $11 AND done_ms IS NULL";
         let seeds = serde_json::to_string(done.seeds)?;
         let (failures, runs) = done.count;
         let n = on_pool!(self, pool => sqlx::query(SQL).bind(done.run_url).bind(i64::from(failures)).bind(i64::from(runs))
             .bind(&seeds).bind(now_ms).bind(i64::from(done.no_result.0)).bind(done.no_result.1).bind(done.how)
-            .bind(done.session).bind(done.side).bind(done.run_id).execute(pool).await?.rows_affected());
+            .bind(done.session).bind(done.side).bind(done.run_id).bind(done.found).execute(pool).await?.rows_affected());
         Ok(n == 1)
     }
 

@@ -571,3 +571,308 @@ async fn with_run_details_only_the_run_a_dispatch_returned_counts(db: Db) {
     );
     app.stop().await;
 }
+
+// ---- Found in the PR's tests (docs/verification.md#found-in-the-prs-tests)
+
+both_backends!(
+    a_pr_without_a_claim_finds_its_reproduction_among_its_tests_and_verifies_it,
+    a_find_round_where_every_test_passes_on_the_base_fails_with_its_table,
+    a_find_round_whose_base_does_not_build_could_not_run,
+    a_pr_without_a_claim_or_a_test_file_is_judged_on_its_text,
+    an_older_workflow_without_the_find_mode_leaves_the_text_only_gate,
+    a_push_during_the_find_round_starts_over,
+);
+
+const PROSE: &str = "Fix the lost wakeup in Pool.Checkout: Return signals while it holds the lock.\n\nThe new tests cover the drained pool and the idle list.\n";
+const TWO_TESTS: &str = "@@ -0,0 +1,9 @@\n+package pool\n+\n+func TestCheckoutWakeupOrdering(t *testing.T) {\n+\tp.beforeWait = func() { close(parked); <-release }\n+}\n+\n+func TestCheckoutReturnsIdle(t *testing.T) {\n+\tp.Return(c)\n+}\n";
+const PKG: &str = "example.com/acme/pool";
+const BUILD_FAILED: &str = "<testsuites><testsuite name=\"example.com/acme/pool\"><testcase classname=\"example.com/acme/pool\" name=\"[build failed]\"><error message=\"Build error\">pool/wakeup_test.go:4:4: p.beforeWait undefined (type *Pool has no field or method beforeWait)</error></testcase></testsuite></testsuites>";
+
+/// A PR whose description names no claim; `tests`: it adds the test file with two tests.
+async fn find_world(head: &str, tests: bool, workflow: &str) -> FakeGitHub {
+    let fake = verify_world(head).await;
+    fake.put_file(
+        REPO,
+        "main",
+        ".github/workflows/repro-gate-rerun.yml",
+        workflow,
+    );
+    let mut files = vec![("pool/pool.go", Some(RACY_PATCH))];
+    if tests {
+        files.push((TEST_FILE, Some(TWO_TESTS)));
+    }
+    fake.add_pr(REPO, 1, head, PROSE, files);
+    if tests {
+        fake.set_pr(REPO, 1, |p| p.files[1]["status"] = json!("added"));
+    }
+    fake
+}
+
+/// A find run's report: each test once (`true`: it failed).
+fn find_report(tests: &[(&str, bool)]) -> String {
+    let mut xml = format!("<testsuites><testsuite name=\"{PKG}\">");
+    for (name, failed) in tests {
+        xml.push_str(&format!("<testcase classname=\"{PKG}\" name=\"{name}\">"));
+        if *failed {
+            xml.push_str("<failure message=\"wakeup_test.go:42: waiter never woke\"/>");
+        }
+        xml.push_str("</testcase>");
+    }
+    xml.push_str("</testsuite></testsuites>");
+    xml
+}
+
+async fn complete_with(
+    app: &mut TestApp,
+    fake: &FakeGitHub,
+    run: u64,
+    session: &str,
+    side: &str,
+    report: &str,
+) {
+    let ev = finish_run(fake, REPO, run, session, side, report);
+    deliver_done(app, "workflow_run", &format!("run-{run}"), &ev).await;
+    app.wait_for(|e| e.work == "evaluate_pr" && e.kind == QueueEventKind::Done)
+        .await;
+}
+
+/// The find round's pair for `head`: one session, runs 1, an empty test, the test file on both
+/// sides, the base at the merge base with the head's test files.
+fn find_pair(fake: &FakeGitHub, head: &str) -> String {
+    let (session, branch, base) = pair(fake, head);
+    assert_eq!(branch["sha"], head);
+    assert_eq!(base["sha"], format!("base-of-{head}"));
+    assert_eq!(base["tests_from"], head);
+    for d in [&branch, &base] {
+        assert_eq!(d["test"], "", "{d}");
+        assert_eq!(d["runs"], 1, "{d}");
+        assert_eq!(d["tests"], TEST_FILE, "{d}");
+    }
+    session
+}
+
+async fn a_pr_without_a_claim_finds_its_reproduction_among_its_tests_and_verifies_it(db: Db) {
+    let fake = find_world("head-f1", true, WORKFLOW).await;
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "f1").await;
+    let run = check(&fake, "head-f1");
+    assert_eq!(run["status"], "in_progress", "{run}");
+    assert!(
+        summary(&run).contains("Looking for a reproduction among the PR's tests"),
+        "{}",
+        summary(&run)
+    );
+    let find = find_pair(&fake, "head-f1");
+
+    let idle = "TestCheckoutReturnsIdle";
+    let wake = "TestCheckoutWakeupOrdering";
+    complete_with(
+        &mut app,
+        &fake,
+        931,
+        &find,
+        "base",
+        &find_report(&[(wake, true), (idle, false)]),
+    )
+    .await;
+    assert_eq!(dispatches(&fake).len(), 2, "the head's run is not in yet");
+    complete_with(
+        &mut app,
+        &fake,
+        932,
+        &find,
+        "branch",
+        &find_report(&[(wake, false), (idle, false)]),
+    )
+    .await;
+
+    // The one candidate is verified as a claim is: two dispatches, runs 20.
+    let ds = dispatches(&fake);
+    assert_eq!(ds.len(), 4, "{ds:?}");
+    let later: Vec<&Value> = ds[2..].iter().map(|d| &d["inputs"]).collect();
+    assert!(
+        later.iter().all(|d| d["test"] == TEST && d["runs"] == 20),
+        "{later:?}"
+    );
+    let verify = later[0]["session"].as_str().unwrap().to_string();
+    assert_ne!(verify, find);
+    let run = check(&fake, "head-f1");
+    assert_eq!(run["status"], "in_progress", "{run}");
+
+    complete(&mut app, &fake, 933, &verify, "base", 20, 20).await;
+    complete(&mut app, &fake, 934, &verify, "branch", 0, 20).await;
+    let run = check(&fake, "head-f1");
+    assert_eq!(run["conclusion"], "success", "{run}");
+    let text = summary(&run);
+    assert!(text.contains("found in the PR's tests"), "{text}");
+    assert!(
+        text.contains(wake) && text.contains("fails 20/20") && text.contains("fails 0/20"),
+        "{text}"
+    );
+    assert!(
+        text.contains("/actions/runs/933") && text.contains("/actions/runs/934"),
+        "{text}"
+    );
+    assert_eq!(dispatches(&fake).len(), 4);
+    let v = verdicts(&db).await;
+    assert!(v.len() == 1 && v[0].0, "{v:?}");
+    app.stop().await;
+}
+
+async fn a_find_round_where_every_test_passes_on_the_base_fails_with_its_table(db: Db) {
+    let fake = find_world("head-f2", true, WORKFLOW).await;
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "f2").await;
+    let find = find_pair(&fake, "head-f2");
+    let all_pass = find_report(&[
+        ("TestCheckoutWakeupOrdering", false),
+        ("TestCheckoutReturnsIdle", false),
+    ]);
+    complete_with(&mut app, &fake, 941, &find, "base", &all_pass).await;
+    complete_with(&mut app, &fake, 942, &find, "branch", &all_pass).await;
+    let run = check(&fake, "head-f2");
+    assert_eq!(run["conclusion"], "failure", "{run}");
+    let text = summary(&run);
+    assert!(
+        text.contains("None of the PR's 2 tests fails on the merge base"),
+        "{text}"
+    );
+    assert!(
+        text.contains("TestCheckoutWakeupOrdering") && text.contains("TestCheckoutReturnsIdle"),
+        "{text}"
+    );
+    assert!(text.contains("| passed | passed |"), "the table: {text}");
+    assert_eq!(dispatches(&fake).len(), 2, "no candidate: nothing verified");
+    let v = verdicts(&db).await;
+    assert!(
+        v.len() == 1 && !v[0].0 && v[0].1.ends_with("runs: merge base 941, head 942"),
+        "{v:?}"
+    );
+    app.stop().await;
+}
+
+async fn a_find_round_whose_base_does_not_build_could_not_run(db: Db) {
+    let fake = find_world("head-f3", true, WORKFLOW).await;
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "f3").await;
+    let find = find_pair(&fake, "head-f3");
+    complete_with(&mut app, &fake, 951, &find, "base", BUILD_FAILED).await;
+    complete_with(
+        &mut app,
+        &fake,
+        952,
+        &find,
+        "branch",
+        &find_report(&[
+            ("TestCheckoutWakeupOrdering", false),
+            ("TestCheckoutReturnsIdle", false),
+        ]),
+    )
+    .await;
+    let run = check(&fake, "head-f3");
+    assert_eq!(run["conclusion"], "failure", "{run}");
+    let text = summary(&run);
+    assert!(text.contains("could not run"), "{text}");
+    assert!(
+        text.contains("p.beforeWait undefined"),
+        "the first error line: {text}"
+    );
+    assert!(
+        text.contains("/actions/runs/951"),
+        "the base run's link: {text}"
+    );
+    assert!(
+        !text.contains("does not fail without") && !text.contains("still fails"),
+        "{text}"
+    );
+    assert_eq!(dispatches(&fake).len(), 2);
+    app.stop().await;
+}
+
+async fn a_pr_without_a_claim_or_a_test_file_is_judged_on_its_text(db: Db) {
+    let fake = find_world("head-f4", false, WORKFLOW).await;
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "f4").await;
+    let run = check(&fake, "head-f4");
+    assert_eq!(run["conclusion"], "failure", "{run}");
+    let text = summary(&run).to_lowercase();
+    assert!(
+        text.contains("seed") && text.contains("interleaving") && text.contains("trace"),
+        "{text}"
+    );
+    assert!(dispatches(&fake).is_empty());
+    app.stop().await;
+}
+
+async fn an_older_workflow_without_the_find_mode_leaves_the_text_only_gate(db: Db) {
+    let older: String = WORKFLOW
+        .lines()
+        .filter(|l| !l.contains(repro_gate::core::verify::find::MARKER))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let fake = find_world("head-f5", true, &older).await;
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "f5").await;
+    let run = check(&fake, "head-f5");
+    assert_eq!(run["conclusion"], "failure", "{run}");
+    let text = summary(&run);
+    assert!(text.contains("older copy"), "{text}");
+    assert!(dispatches(&fake).is_empty());
+    app.stop().await;
+}
+
+async fn a_push_during_the_find_round_starts_over(db: Db) {
+    let fake = find_world("head-f6", true, WORKFLOW).await;
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "f6").await;
+    let old = find_pair(&fake, "head-f6");
+    // A restart carries the round on: the same PR evaluated again dispatches nothing more.
+    app.stop().await;
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "f6-again").await;
+    assert_eq!(dispatches(&fake).len(), 2);
+
+    fake.set_pr(REPO, 1, |p| p.head_sha = "head-f7".into());
+    fake.with(|w| {
+        w.actions
+            .merge_bases
+            .insert((REPO.into(), "head-f7".into()), "base-of-head-f7".into())
+    });
+    deliver_done(
+        &mut app,
+        "pull_request",
+        "f7",
+        &pr_event(
+            "synchronize",
+            1,
+            json!({"before": "head-f6", "after": "head-f7"}),
+        ),
+    )
+    .await;
+    let new = find_pair(&fake, "head-f7");
+    assert_ne!(old, new, "a push is a new find round");
+    // The old round's late results change nothing: no candidate of the old head is verified.
+    let wake = "TestCheckoutWakeupOrdering";
+    complete_with(
+        &mut app,
+        &fake,
+        961,
+        &old,
+        "base",
+        &find_report(&[(wake, true)]),
+    )
+    .await;
+    complete_with(
+        &mut app,
+        &fake,
+        962,
+        &old,
+        "branch",
+        &find_report(&[(wake, false)]),
+    )
+    .await;
+    assert_eq!(dispatches(&fake).len(), 4, "only the two find rounds");
+    let run = check(&fake, "head-f7");
+    assert_eq!(run["status"], "in_progress", "{run}");
+    app.stop().await;
+}

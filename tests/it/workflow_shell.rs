@@ -781,3 +781,127 @@ fn real_fixes_get_their_verdict_through_the_workflows_shell() {
     let wrong: Vec<_> = rows.iter().filter(|r| r.1 != r.2).collect();
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+/// A Go module whose `pool` package has the bug on the merge base, and a fix that adds a test
+/// file with a test that reproduces it, one that passes on both, and a package whose new test
+/// needs the fix's new API. Returns (origin, merge base, head).
+fn go_find_repo() -> (tempfile::TempDir, String, String) {
+    let origin = tempfile::tempdir().expect("tempdir");
+    let o = origin.path();
+    git(o, &["init", "-q", "-b", "main"]);
+    write(o, "go.mod", "module example.com/acme\n\ngo 1.19\n");
+    write(
+        o,
+        "pool/pool.go",
+        "package pool\n\n// Wakes reports whether a waiter is woken.\nfunc Wakes() bool { return false }\n",
+    );
+    write(
+        o,
+        "api/api.go",
+        "package api\n\nfunc Old() int { return 1 }\n",
+    );
+    let base = commit(o, "base");
+    write(
+        o,
+        "pool/pool.go",
+        "package pool\n\n// Wakes reports whether a waiter is woken.\nfunc Wakes() bool { return true }\n",
+    );
+    write(
+        o,
+        "pool/wake_test.go",
+        "package pool\n\nimport \"testing\"\n\nfunc TestWake(t *testing.T) {\n\tif !Wakes() {\n\t\tt.Fatal(\"the waiter never woke\")\n\t}\n}\n\nfunc TestIdle(t *testing.T) {\n\tt.Run(\"sub\", func(t *testing.T) {})\n}\n",
+    );
+    write(
+        o,
+        "api/api.go",
+        "package api\n\nfunc Old() int { return 1 }\n\nfunc New() int { return 2 }\n",
+    );
+    write(
+        o,
+        "api/api_test.go",
+        "package api\n\nimport \"testing\"\n\nfunc TestNew(t *testing.T) {\n\tif New() != 2 {\n\t\tt.Fatal(\"new\")\n\t}\n}\n",
+    );
+    let head = commit(o, "fix");
+    (origin, base, head)
+}
+
+/// The find mode (an empty `test`, the PR's test files in `tests`, runs 1): every test of the
+/// files' packages once, one JUnit entry each, read by the App's reader into the find round's
+/// table; a package that does not build on the merge base is one `[build failed]` entry with
+/// its first error line.
+#[test]
+fn the_find_mode_runs_every_test_of_the_prs_go_files_once_on_each_side() {
+    use repro_gate::core::verify::discover::Seen;
+    use repro_gate::core::verify::find::{combine, side_results};
+
+    if !have("git")
+        || !have("jq")
+        || !Command::new("go")
+            .arg("version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("skipped: the find mode's test needs git, jq and go");
+        return;
+    }
+    let (origin, base, head) = go_find_repo();
+    let files = "pool/wake_test.go api/api_test.go";
+    let find = |sha: &str, side: &str, extra: &[(&str, &str)]| {
+        let mut i = vec![
+            ("sha", sha),
+            ("test", ""),
+            ("runs", "1"),
+            ("session", "vf-0a1b2c3d4e5f"),
+            ("side", side),
+            ("tests", files),
+        ];
+        i.extend_from_slice(extra);
+        let w = run_job(origin.path(), &i).expect("the find round's job");
+        let read = read_report(w.path(), "");
+        assert!(read.tally.is_none(), "a JUnit report, not per-run folders");
+        side_results(&read.tests)
+    };
+    let on_head = find(&head, "branch", &[]);
+    let on_base = find(&base, "base", &[("tests_from", head.as_str())]);
+    let declared = vec![
+        ("pool::TestWake".to_string(), true),
+        ("pool::TestIdle".to_string(), true),
+        ("api::TestNew".to_string(), true),
+    ];
+    let rows: Vec<(String, Seen, Seen)> = combine(&declared, &on_head, &on_base)
+        .into_iter()
+        .map(|f| (f.test, f.base, f.head))
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            ("pool::TestWake".to_string(), Seen::Failed, Seen::Passed),
+            ("pool::TestIdle".to_string(), Seen::Passed, Seen::Passed),
+            ("api::TestNew".to_string(), Seen::DidNotBuild, Seen::Passed),
+        ],
+        "head {on_head:?}, base {on_base:?}"
+    );
+    let broken = on_base
+        .iter()
+        .find(|r| r.seen == Seen::DidNotBuild)
+        .and_then(|r| r.reason.clone())
+        .unwrap_or_default();
+    assert!(
+        broken.contains("undefined: New"),
+        "the first error line: {broken}"
+    );
+
+    // Inputs stay data: a path outside the repository stops the job before anything runs.
+    let bad = run_job(
+        origin.path(),
+        &[
+            ("sha", head.as_str()),
+            ("test", ""),
+            ("runs", "1"),
+            ("session", "vf-0a1b2c3d4e5f"),
+            ("side", "branch"),
+            ("tests", "../etc/passwd_test.go"),
+        ],
+    );
+    assert!(bad.is_err_and(|e| e.contains("not a repository path")));
+}

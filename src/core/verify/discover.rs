@@ -320,7 +320,7 @@ pub fn changed(tests: &[Declared], added: &[u32]) -> Vec<bool> {
 }
 
 /// What a test did on one side of the find round.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Seen {
     #[serde(rename = "passed")]
     Passed,

@@ -5,6 +5,8 @@
 pub mod claim;
 pub mod discover;
 pub mod early;
+pub mod find;
+pub mod find_summary;
 pub mod summary;
 pub mod trace;
 pub mod verdict;
@@ -36,6 +38,13 @@ pub enum Status {
     ToStart { claim: Claim, tests: Vec<String> },
     /// A session of this head and claim: running or concluded.
     Session(Box<SessionView>),
+    /// No claim, and the rerun workflow is an older copy without the find round: the
+    /// text-only gate, and the summary says so.
+    NoFindMode { workflow: String },
+    /// No claim, and the PR adds or changes these test files: the find round should start.
+    ToFind { tests: Vec<String> },
+    /// The search among the PR's tests: its find round and its candidates' verifications.
+    Finding(Box<find::FindView>),
 }
 
 impl Status {
@@ -43,6 +52,7 @@ impl Status {
     pub fn outcome(&self) -> Option<Outcome> {
         match self {
             Status::Session(s) => s.outcome(),
+            Status::Finding(f) => f.outcome(),
             Status::Unrunnable { reason, .. } => Some(Outcome {
                 verdict: Verdict::CouldNotRun,
                 reason: Some(reason.clone()),
@@ -59,6 +69,8 @@ impl Status {
                 | Status::Unrunnable { .. }
                 | Status::ToStart { .. }
                 | Status::Session(_)
+                | Status::ToFind { .. }
+                | Status::Finding(_)
         )
     }
 }

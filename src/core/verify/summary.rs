@@ -10,7 +10,7 @@ use crate::core::markdown::{code, md};
 /// The workflow file to copy, in repro-gate's repository.
 pub const WORKFLOW_TEMPLATE: &str = "deploy/repro-gate-rerun.yml";
 
-fn short(sha: &str) -> String {
+pub(super) fn short(sha: &str) -> String {
     sha.chars().take(7).collect()
 }
 
@@ -28,7 +28,7 @@ fn claim_line(s: &SessionView) -> String {
     out
 }
 
-fn link(side: &SideState) -> String {
+pub(super) fn link(side: &SideState) -> String {
     match side.run_url() {
         Some(url) => {
             let id = url.rsplit('/').next().unwrap_or(url);
@@ -78,7 +78,7 @@ fn sides_table(s: &SessionView) -> String {
     t
 }
 
-fn laid_over(s: &SessionView) -> String {
+pub(super) fn laid_over(s: &SessionView) -> String {
     if s.tests.is_empty() {
         return "No test file of this PR is laid over the merge base (it changes none).".into();
     }
@@ -255,6 +255,9 @@ pub fn section(
             );
         }
         Status::Session(s) => out.push_str(&session_section(s, mode, timeout_minutes)),
+        Status::NoFindMode { .. } | Status::ToFind { .. } | Status::Finding(_) => out.push_str(
+            &super::find_summary::section(status, mode, workflow, timeout_minutes)?,
+        ),
     }
     Some(out)
 }

@@ -1,0 +1,148 @@
+//! Found in the PR's tests (docs/verification.md#found-in-the-prs-tests) around the pure core
+//! (`core::verify::find`): where the search stands for a PR's head with no claim (read, no
+//! writes), starting its find round and its candidates' verifications, reading a find run's
+//! report into one result per test, and recording a verdict without a candidate once.
+
+use crate::core::evidence::EvidenceKind;
+use crate::core::verify::find::{self, FindView, SideResult};
+use crate::core::verify::{self, Status};
+use crate::store::SessionRow;
+
+use super::JobError;
+use super::context::{Services, store_err};
+use super::rerun::{Start, Started, StartedBy, VerifyPlan};
+use super::verdict::view_of;
+use super::verify::Ask;
+
+/// Where the search stands for a gated PR whose description names no runnable claim.
+pub async fn status(svc: &Services, a: &Ask<'_>) -> Result<Status, JobError> {
+    let v = &a.config.verify;
+    let traced = a
+        .evidence
+        .evidence
+        .iter()
+        .any(|e| e.kind == EvidenceKind::Trace);
+    if !v.discover || traced || a.pr.fork {
+        return Ok(Status::Inapplicable);
+    }
+    let tests = match verify::test_files_for_base(a.files) {
+        Ok(t) if !t.is_empty() => t,
+        _ => return Ok(Status::Inapplicable),
+    };
+    let workflow = &a.config.rerun.workflow;
+    let (_, inputs) = svc.workflow_inputs(a.inst, a.repo, workflow).await?;
+    let Some(inputs) = inputs else {
+        return Ok(Status::Inapplicable);
+    };
+    let takes_all = ["side", "tests_from", "tests"]
+        .iter()
+        .all(|n| inputs.iter().any(|i| i == n));
+    if !takes_all || !svc.workflow_finds(a.inst, a.repo, workflow).await? {
+        return Ok(Status::NoFindMode {
+            workflow: workflow.clone(),
+        });
+    }
+    let repo = a.repo.to_string();
+    let row = svc
+        .store
+        .verify_session(&repo, a.pr.number, &a.pr.head_sha, find::KEY)
+        .await
+        .map_err(store_err)?;
+    let Some((row, session)) = row.and_then(|r| view_of(&r).map(|s| (r, s))) else {
+        return Ok(Status::ToFind { tests });
+    };
+    let mut view = FindView::new(session, found_of(&row, a.files), v.discover_max);
+    for c in &mut view.candidates {
+        c.session = svc
+            .store
+            .verify_session(&repo, a.pr.number, &a.pr.head_sha, &c.claim.key())
+            .await
+            .map_err(store_err)?
+            .as_ref()
+            .and_then(view_of);
+    }
+    Ok(Status::Finding(Box::new(view)))
+}
+
+/// Each test of the find round, once both sides' results are in.
+fn found_of(
+    row: &SessionRow,
+    files: &[crate::core::diff::FileChange],
+) -> Option<Vec<verify::discover::Found>> {
+    let side = |name: &str| -> Option<Vec<SideResult>> {
+        let s = row.sides.iter().find(|s| s.side == name)?;
+        s.count?;
+        Some(
+            s.found
+                .as_deref()
+                .and_then(|j| serde_json::from_str(j).ok())
+                .unwrap_or_default(),
+        )
+    };
+    let (head, base) = (side("branch")?, side("base")?);
+    Some(find::combine(&find::declared_in_diff(files), &head, &base))
+}
+
+/// Starts the find round of the PR's head (one session per head: a retry carries it on).
+pub async fn start(svc: &Services, a: &Ask<'_>, tests: &[String]) -> Result<Started, JobError> {
+    let (repo, pr) = (a.repo, a.pr);
+    let session = super::verify::session_id(
+        svc.github.session_key(),
+        &format!("{repo}#{}:verify:{}:{}", pr.number, pr.head_sha, find::KEY),
+    );
+    let claim = find::claim_for("");
+    let start = Start {
+        inst: a.inst,
+        repo,
+        pr: pr.number,
+        head_sha: &pr.head_sha,
+        base_ref: &pr.base_ref,
+        test: "",
+        runs: 1,
+        trigger: StartedBy::Auto(crate::core::tier::Standing::Unlisted),
+        session,
+        timeout_minutes: a.config.verify.timeout_minutes,
+        verify: Some(VerifyPlan {
+            claim: &claim,
+            tests,
+            command: None,
+            seed_env: &a.config.verify.seed_env,
+            find: true,
+        }),
+    };
+    super::rerun::start(svc, a.config, start).await
+}
+
+/// Carries the search on: starts the candidates not started yet (all at once), and records a
+/// verdict reached without a candidate (once: the audit log and the metric).
+pub async fn advance(svc: &Services, a: &Ask<'_>, view: &FindView) -> Result<bool, JobError> {
+    let mut started = false;
+    for claim in view.to_start() {
+        super::verify::start(svc, a, claim, &view.session.tests, None).await?;
+        started = true;
+    }
+    if view.candidates.is_empty()
+        && let Some(outcome) = view.outcome()
+    {
+        super::verdict::record(svc, &view.session.id, &outcome, "found in the PR's tests").await?;
+    }
+    Ok(started)
+}
+
+/// A find run's report as one result per test (JSON for the side's row), and the side's count
+/// (failed tests, tests).
+pub fn results_of(read: &crate::history::rerun_report::RerunRead) -> (String, (u32, u32)) {
+    let results = find::side_results(&read.tests);
+    let failed = results
+        .iter()
+        .filter(|r| r.seen != verify::discover::Seen::Passed)
+        .count();
+    let count = (
+        u32::try_from(failed).unwrap_or(u32::MAX),
+        u32::try_from(results.len()).unwrap_or(u32::MAX),
+    );
+    (
+        serde_json::to_string(&results).unwrap_or_else(|_| "[]".into()),
+        count,
+    )
+}
