@@ -20,6 +20,8 @@ pub enum Command {
     },
     /// Run the verification (docs/verification.md) again for the current head (and start it for a fork).
     Verify,
+    /// Approves the tiers this PR lowers in the reliability file, for the current head SHA.
+    ApproveTiers,
     Help,
 }
 
@@ -36,6 +38,7 @@ pub const NAMES: &[&str] = &[
     "recheck",
     "rerun",
     "verify",
+    "approve-tiers",
     "help",
 ];
 
@@ -46,6 +49,7 @@ pub const USAGE: &str = "| command | who | what it does |
 | `/repro recheck` | anyone who can comment | evaluates the PR again |
 | `/repro rerun <test> [n]` | same as override | reruns that one test alone n times (default 20, at most 100) on this PR's head and on its merge base, and compares the two failure rates |
 | `/repro verify` | same as override | runs the description's reproduction again for the current commit: it must fail on the merge base (with this PR's test files) and pass here; starts it for a PR from a fork |
+| `/repro approve-tiers` | same as override | approves, for the current commit, the tests this PR quarantines or lowers in the reliability file; without it the check cannot pass |
 | `/repro help` | anyone | shows this table |";
 
 impl Command {
@@ -56,6 +60,7 @@ impl Command {
             Command::Recheck => "recheck",
             Command::Rerun { .. } => "rerun",
             Command::Verify => "verify",
+            Command::ApproveTiers => "approve-tiers",
             Command::Help => "help",
         }
     }
@@ -76,6 +81,7 @@ impl Command {
                 | Command::NotConcurrency { .. }
                 | Command::Rerun { .. }
                 | Command::Verify
+                | Command::ApproveTiers
         )
     }
 }
@@ -141,6 +147,7 @@ pub fn parse(body: &str) -> Vec<Result<Command, Malformed>> {
             }),
             "recheck" => Ok(Command::Recheck),
             "verify" => Ok(Command::Verify),
+            "approve-tiers" => Ok(Command::ApproveTiers),
             "rerun" => rerun_args(args).map_err(|message| Malformed {
                 line: t.to_string(),
                 message,
@@ -236,6 +243,17 @@ pub fn head_moved_reply(actor: &str, seen: &str, now: &str) -> String {
     )
 }
 
+/// The reply when the PR's head moved between an approval of its tiers and its handling.
+pub fn tiers_head_moved_reply(actor: &str, seen: &str, now: &str) -> String {
+    let short = |s: &str| s.chars().take(7).collect::<String>();
+    format!(
+        "@{actor}: the PR's head moved from `{}` to `{}` after your comment, so the tiers were not approved: the approval would cover a reliability file you had not seen. Review `{}` and comment `/repro approve-tiers` again.",
+        short(seen),
+        short(now),
+        short(now)
+    )
+}
+
 /// The closest command name within an edit distance of 3.
 pub fn suggest(word: &str) -> Option<&'static str> {
     NAMES
@@ -283,6 +301,12 @@ mod tests {
             })]
         );
         assert_eq!(parse("/repro help"), vec![Ok(Command::Help)]);
+        assert_eq!(
+            parse("/repro approve-tiers"),
+            vec![Ok(Command::ApproveTiers)]
+        );
+        assert!(Command::ApproveTiers.privileged());
+        assert!(help_reply().contains("/repro approve-tiers"));
     }
 
     #[test]

@@ -147,6 +147,30 @@ pub async fn on_comment(
                     .await
                     .map_err(store_err)?;
             }
+            Command::ApproveTiers => {
+                let heads = svc
+                    .store
+                    .heads(&repo.to_string(), number as i64)
+                    .await
+                    .map_err(store_err)?;
+                let posted = super::events::rfc3339_ms(ev.comment.created_at.as_deref());
+                let target = match override_target(&head_sha, posted, &heads) {
+                    OverrideTarget::Head(sha) => sha,
+                    OverrideTarget::Moved {
+                        seen,
+                        now: moved_to,
+                    } => {
+                        let why = commands::tiers_head_moved_reply(actor, &seen, &moved_to);
+                        let row = audit(cmd.name(), cmd.args(), false, why.clone());
+                        refuse(svc, inst, repo, number, row, &why, now).await?;
+                        continue;
+                    }
+                };
+                svc.store
+                    .add_tier_approval(&repo.to_string(), number as i64, &target, actor, now)
+                    .await
+                    .map_err(store_err)?;
+            }
             Command::NotConcurrency { reason } => {
                 svc.store
                     .add_waiver(
