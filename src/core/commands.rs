@@ -168,6 +168,75 @@ pub fn parse(body: &str) -> Vec<Result<Command, Malformed>> {
     out
 }
 
+/// Most commands of one comment acted on; the rest are named as ignored in the one reply.
+pub const MAX_PER_COMMENT: usize = 10;
+
+/// A comment's commands as they are acted on: repeats collapse to their first occurrence, at
+/// most [`MAX_PER_COMMENT`] are kept, and the lines of the rest are returned to be named.
+pub fn bound(
+    parsed: Vec<Result<Command, Malformed>>,
+) -> (Vec<Result<Command, Malformed>>, Vec<String>) {
+    let mut kept: Vec<Result<Command, Malformed>> = Vec::new();
+    let mut ignored = Vec::new();
+    for c in parsed {
+        if kept.contains(&c) {
+            continue;
+        }
+        if kept.len() < MAX_PER_COMMENT {
+            kept.push(c);
+        } else {
+            let line = match &c {
+                Ok(cmd) => format!("/repro {} {}", cmd.name(), cmd.args())
+                    .trim_end()
+                    .to_string(),
+                Err(m) => m.line.clone(),
+            };
+            if !ignored.contains(&line) {
+                ignored.push(line);
+            }
+        }
+    }
+    (kept, ignored)
+}
+
+/// Ignored lines named in a reply before "and N more".
+const MAX_IGNORED_SHOWN: usize = 10;
+
+/// The part of the reply that names the commands not acted on.
+pub fn ignored_reply(ignored: &[String]) -> String {
+    let mut s = format!(
+        "Only the first {MAX_PER_COMMENT} different commands of a comment are acted on; ignored:\n"
+    );
+    for line in ignored.iter().take(MAX_IGNORED_SHOWN) {
+        let shown: String = line.chars().take(120).collect();
+        s.push_str(&format!("- `{}`\n", shown.replace('`', "'")));
+    }
+    if ignored.len() > MAX_IGNORED_SHOWN {
+        s.push_str(&format!(
+            "- …and {} more\n",
+            ignored.len() - MAX_IGNORED_SHOWN
+        ));
+    }
+    s
+}
+
+/// One reply for a whole comment: each refusal or error in order, the commands table once if a
+/// `/repro help` or a malformed command asked for it, and the commands ignored.
+pub fn one_reply(messages: &[String], usage: bool, ignored: &[String]) -> Option<String> {
+    let mut parts: Vec<String> = messages.to_vec();
+    if usage {
+        if messages.is_empty() {
+            parts.push(help_reply());
+        } else {
+            parts.push(USAGE.to_string());
+        }
+    }
+    if !ignored.is_empty() {
+        parts.push(ignored_reply(ignored));
+    }
+    (!parts.is_empty()).then(|| parts.join("\n\n").trim_end().to_string())
+}
+
 /// Most runs per side a command may ask for.
 pub const MAX_RERUN_RUNS: u32 = crate::core::config::MAX_RERUN_RUNS;
 
@@ -401,6 +470,38 @@ mod tests {
         assert!(matches!(&got[0], Err(m) if m.message.contains("Did you mean `/repro override`")));
         let got = parse("/repro frobnicate");
         assert!(matches!(&got[0], Err(m) if !m.message.contains("Did you mean")));
+    }
+
+    #[test]
+    fn a_comment_is_bounded_and_repeats_collapse() {
+        let body = "/repro recheck\n".repeat(200);
+        let (kept, ignored) = bound(parse(&body));
+        assert_eq!(kept, vec![Ok(Command::Recheck)]);
+        assert!(ignored.is_empty());
+        let body: String = (0..30)
+            .map(|i| format!("/repro frob{i}\n"))
+            .collect::<String>()
+            + "/repro help\n";
+        let (kept, ignored) = bound(parse(&body));
+        assert_eq!(kept.len(), MAX_PER_COMMENT);
+        assert_eq!(ignored.len(), 21);
+        assert_eq!(ignored[0], "/repro frob10");
+        assert_eq!(ignored[20], "/repro help");
+        let r = one_reply(&["a".into()], true, &ignored).unwrap_or_default();
+        assert!(r.starts_with("a\n\n| command |"), "{r}");
+        assert!(
+            r.contains("`/repro frob10`") && r.contains("…and 11 more"),
+            "{r}"
+        );
+        assert_eq!(one_reply(&[], true, &[]), Some(help_reply()));
+        assert_eq!(
+            one_reply(&["x".into()], true, &[]),
+            Some(malformed_reply(&Malformed {
+                line: String::new(),
+                message: "x".into()
+            }))
+        );
+        assert_eq!(one_reply(&[], false, &[]), None);
     }
 
     proptest::proptest! {

@@ -468,3 +468,80 @@ async fn a_pr_that_lowers_a_tier_waits_for_a_maintainers_approve_tiers(db: Db) {
     assert_eq!(conclusion(&fake, "sha-t2"), "action_required");
     app.stop().await;
 }
+
+/// Thirty lines of help, refused overrides or unknown commands get one reply, naming what was
+/// not acted on; two hundred rechecks cost what one does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_comment_gets_one_reply_and_a_bounded_number_of_commands() {
+    let (_db, fake, mut app) = setup().await;
+    let mut id = 700;
+    for (i, line) in [
+        "/repro help",
+        "/repro override trust me",
+        "/repro frobnicate",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let before = fake.comments_on(REPO, 1).len();
+        let body = format!("{line}\n").repeat(30);
+        id += 1;
+        deliver_done(
+            &mut app,
+            "issue_comment",
+            &format!("c{i}"),
+            &comment(id, "rita", "User", &body, 1),
+        )
+        .await;
+        let replies = fake.comments_on(REPO, 1);
+        assert_eq!(replies.len(), before + 1, "{line}: one reply");
+    }
+    // Thirty different unknown commands: ten acted on, the rest named.
+    let body: String = (0..30).map(|i| format!("/repro frob{i}\n")).collect();
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-many",
+        &comment(800, "rita", "User", &body, 1),
+    )
+    .await;
+    let replies = fake.comments_on(REPO, 1);
+    assert_eq!(replies.len(), 4);
+    let last = replies[3]["body"].as_str().unwrap();
+    assert!(
+        last.contains("Unknown command `/repro frob9`")
+            && !last.contains("Unknown command `/repro frob10`")
+            && last.contains("ignored")
+            && last.contains("`/repro frob10`"),
+        "{last}"
+    );
+    // Two hundred rechecks: the requests of one.
+    let before = fake.requests().len();
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-one",
+        &comment(801, "rita", "User", "/repro recheck", 1),
+    )
+    .await;
+    let one = fake.requests().len() - before;
+    let before = fake.requests().len();
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-200",
+        &comment(802, "rita", "User", &"/repro recheck\n".repeat(200), 1),
+    )
+    .await;
+    let many = fake.requests().len() - before;
+    assert!(
+        many <= one,
+        "200 rechecks cost {many} requests, one costs {one}"
+    );
+    assert_eq!(
+        fake.comments_on(REPO, 1).len(),
+        4,
+        "no reply to accepted rechecks"
+    );
+    app.stop().await;
+}
