@@ -4,6 +4,7 @@
 //! worktrees, when the request is cancelled or stdin closes. Nothing but JSON-RPC goes to stdout:
 //! logs go to stderr and every child process's output is captured.
 
+mod files;
 mod params;
 mod progress;
 mod server;

@@ -242,6 +242,18 @@ fn lists_its_tools_and_answers_each_with_the_clis_json() {
         json!({"name": "rerun_local", "arguments": {"test": "pkg::TestX", "runs": "many"}}),
     );
     assert_eq!(runs["result"]["isError"], true, "{runs}");
+    // The file stays inside the checkout, is read no further than its limit, and its content
+    // is never quoted back.
+    let outside = tempfile::tempdir().expect("tmp");
+    let secret = outside.path().join("secret.yaml");
+    std::fs::write(&secret, "tests: the secret content\n").expect("write");
+    let abs = secret.to_string_lossy().into_owned();
+    let up = format!("../{}", abs.trim_start_matches('/'));
+    for (id, file) in [(13, abs.as_str()), (14, up.as_str()), (15, "/dev/zero")] {
+        let r = c.call(id, "lookup_test", json!({"test": "x", "file": file}));
+        assert_eq!(r["isError"], true, "{file}: {r}");
+        assert!(!r.to_string().contains("secret content"), "{file}: {r}");
+    }
     let again = c.call(10, "lookup_test", json!({"test": "pkg::TestNew"}));
     assert_eq!(again["isError"], false);
     assert_eq!(c.close(), Some(0), "exit 0 when stdin closes");
