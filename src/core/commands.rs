@@ -20,6 +20,8 @@ pub enum Command {
     },
     /// Run the verification (docs/verification.md) again for the current head (and start it for a fork).
     Verify,
+    /// Approves the tiers this PR lowers in the reliability file, for the current head SHA.
+    ApproveTiers,
     Help,
 }
 
@@ -36,6 +38,7 @@ pub const NAMES: &[&str] = &[
     "recheck",
     "rerun",
     "verify",
+    "approve-tiers",
     "help",
 ];
 
@@ -46,6 +49,7 @@ pub const USAGE: &str = "| command | who | what it does |
 | `/repro recheck` | anyone who can comment | evaluates the PR again |
 | `/repro rerun <test> [n]` | same as override | reruns that one test alone n times (default 20, at most 100) on this PR's head and on its merge base, and compares the two failure rates |
 | `/repro verify` | same as override | runs the description's reproduction again for the current commit: it must fail on the merge base (with this PR's test files) and pass here; starts it for a PR from a fork |
+| `/repro approve-tiers` | same as override | approves, for the current commit, the tests this PR quarantines or lowers in the reliability file; without it the check cannot pass |
 | `/repro help` | anyone | shows this table |";
 
 impl Command {
@@ -56,6 +60,7 @@ impl Command {
             Command::Recheck => "recheck",
             Command::Rerun { .. } => "rerun",
             Command::Verify => "verify",
+            Command::ApproveTiers => "approve-tiers",
             Command::Help => "help",
         }
     }
@@ -76,6 +81,7 @@ impl Command {
                 | Command::NotConcurrency { .. }
                 | Command::Rerun { .. }
                 | Command::Verify
+                | Command::ApproveTiers
         )
     }
 }
@@ -141,6 +147,7 @@ pub fn parse(body: &str) -> Vec<Result<Command, Malformed>> {
             }),
             "recheck" => Ok(Command::Recheck),
             "verify" => Ok(Command::Verify),
+            "approve-tiers" => Ok(Command::ApproveTiers),
             "rerun" => rerun_args(args).map_err(|message| Malformed {
                 line: t.to_string(),
                 message,
@@ -159,6 +166,75 @@ pub fn parse(body: &str) -> Vec<Result<Command, Malformed>> {
         out.push(cmd);
     }
     out
+}
+
+/// Most commands of one comment acted on; the rest are named as ignored in the one reply.
+pub const MAX_PER_COMMENT: usize = 10;
+
+/// A comment's commands as they are acted on: repeats collapse to their first occurrence, at
+/// most [`MAX_PER_COMMENT`] are kept, and the lines of the rest are returned to be named.
+pub fn bound(
+    parsed: Vec<Result<Command, Malformed>>,
+) -> (Vec<Result<Command, Malformed>>, Vec<String>) {
+    let mut kept: Vec<Result<Command, Malformed>> = Vec::new();
+    let mut ignored = Vec::new();
+    for c in parsed {
+        if kept.contains(&c) {
+            continue;
+        }
+        if kept.len() < MAX_PER_COMMENT {
+            kept.push(c);
+        } else {
+            let line = match &c {
+                Ok(cmd) => format!("/repro {} {}", cmd.name(), cmd.args())
+                    .trim_end()
+                    .to_string(),
+                Err(m) => m.line.clone(),
+            };
+            if !ignored.contains(&line) {
+                ignored.push(line);
+            }
+        }
+    }
+    (kept, ignored)
+}
+
+/// Ignored lines named in a reply before "and N more".
+const MAX_IGNORED_SHOWN: usize = 10;
+
+/// The part of the reply that names the commands not acted on.
+pub fn ignored_reply(ignored: &[String]) -> String {
+    let mut s = format!(
+        "Only the first {MAX_PER_COMMENT} different commands of a comment are acted on; ignored:\n"
+    );
+    for line in ignored.iter().take(MAX_IGNORED_SHOWN) {
+        let shown: String = line.chars().take(120).collect();
+        s.push_str(&format!("- `{}`\n", shown.replace('`', "'")));
+    }
+    if ignored.len() > MAX_IGNORED_SHOWN {
+        s.push_str(&format!(
+            "- …and {} more\n",
+            ignored.len() - MAX_IGNORED_SHOWN
+        ));
+    }
+    s
+}
+
+/// One reply for a whole comment: each refusal or error in order, the commands table once if a
+/// `/repro help` or a malformed command asked for it, and the commands ignored.
+pub fn one_reply(messages: &[String], usage: bool, ignored: &[String]) -> Option<String> {
+    let mut parts: Vec<String> = messages.to_vec();
+    if usage {
+        if messages.is_empty() {
+            parts.push(help_reply());
+        } else {
+            parts.push(USAGE.to_string());
+        }
+    }
+    if !ignored.is_empty() {
+        parts.push(ignored_reply(ignored));
+    }
+    (!parts.is_empty()).then(|| parts.join("\n\n").trim_end().to_string())
 }
 
 /// Most runs per side a command may ask for.
@@ -236,6 +312,17 @@ pub fn head_moved_reply(actor: &str, seen: &str, now: &str) -> String {
     )
 }
 
+/// The reply when the PR's head moved between an approval of its tiers and its handling.
+pub fn tiers_head_moved_reply(actor: &str, seen: &str, now: &str) -> String {
+    let short = |s: &str| s.chars().take(7).collect::<String>();
+    format!(
+        "@{actor}: the PR's head moved from `{}` to `{}` after your comment, so the tiers were not approved: the approval would cover a reliability file you had not seen. Review `{}` and comment `/repro approve-tiers` again.",
+        short(seen),
+        short(now),
+        short(now)
+    )
+}
+
 /// The closest command name within an edit distance of 3.
 pub fn suggest(word: &str) -> Option<&'static str> {
     NAMES
@@ -283,6 +370,12 @@ mod tests {
             })]
         );
         assert_eq!(parse("/repro help"), vec![Ok(Command::Help)]);
+        assert_eq!(
+            parse("/repro approve-tiers"),
+            vec![Ok(Command::ApproveTiers)]
+        );
+        assert!(Command::ApproveTiers.privileged());
+        assert!(help_reply().contains("/repro approve-tiers"));
     }
 
     #[test]
@@ -377,6 +470,38 @@ mod tests {
         assert!(matches!(&got[0], Err(m) if m.message.contains("Did you mean `/repro override`")));
         let got = parse("/repro frobnicate");
         assert!(matches!(&got[0], Err(m) if !m.message.contains("Did you mean")));
+    }
+
+    #[test]
+    fn a_comment_is_bounded_and_repeats_collapse() {
+        let body = "/repro recheck\n".repeat(200);
+        let (kept, ignored) = bound(parse(&body));
+        assert_eq!(kept, vec![Ok(Command::Recheck)]);
+        assert!(ignored.is_empty());
+        let body: String = (0..30)
+            .map(|i| format!("/repro frob{i}\n"))
+            .collect::<String>()
+            + "/repro help\n";
+        let (kept, ignored) = bound(parse(&body));
+        assert_eq!(kept.len(), MAX_PER_COMMENT);
+        assert_eq!(ignored.len(), 21);
+        assert_eq!(ignored[0], "/repro frob10");
+        assert_eq!(ignored[20], "/repro help");
+        let r = one_reply(&["a".into()], true, &ignored).unwrap_or_default();
+        assert!(r.starts_with("a\n\n| command |"), "{r}");
+        assert!(
+            r.contains("`/repro frob10`") && r.contains("…and 11 more"),
+            "{r}"
+        );
+        assert_eq!(one_reply(&[], true, &[]), Some(help_reply()));
+        assert_eq!(
+            one_reply(&["x".into()], true, &[]),
+            Some(malformed_reply(&Malformed {
+                line: String::new(),
+                message: "x".into()
+            }))
+        );
+        assert_eq!(one_reply(&[], false, &[]), None);
     }
 
     proptest::proptest! {

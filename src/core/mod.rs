@@ -24,5 +24,6 @@ pub mod shell;
 pub mod statements;
 pub mod test_ids;
 pub mod tier;
+pub mod tier_changes;
 pub mod verdict;
 pub mod verify;

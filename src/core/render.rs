@@ -41,6 +41,9 @@ pub fn check_run(input: &GateInput<'_>, decision: &Decision) -> CheckText {
         Basis::Verified => "Reproduction verified".to_string(),
         Basis::Verifying => "Verifying the reproduction".to_string(),
         Basis::AwaitingWriter => "Verification waits for a writer's /repro verify".to_string(),
+        Basis::TiersUnapproved => {
+            "Tiers lowered: waits for a maintainer's /repro approve-tiers".to_string()
+        }
         Basis::VerificationFailed => match input.verification.outcome() {
             Some(o) => format!("Verification: {}", o.verdict.as_str()),
             None => "Verification failed".to_string(),
@@ -88,6 +91,11 @@ pub fn check_run(input: &GateInput<'_>, decision: &Decision) -> CheckText {
         }
         _ => {}
     }
+    s.push_str(&super::tier_changes::section(
+        input.reliability_file,
+        input.tiers,
+        input.tiers_approved_by,
+    ));
     if !input.evidence.evidence.is_empty() {
         let _ = writeln!(s, "### Evidence found\n");
         let _ = writeln!(s, "| kind | test | where and what |\n|---|---|---|");
@@ -280,6 +288,9 @@ mod tests {
             verify_timeout_minutes: 60,
             workflow: "repro-gate-rerun.yml",
             config_source: &crate::core::config::ConfigSource::Defaults,
+            tiers: &Default::default(),
+            tiers_approved_by: None,
+            reliability_file: ".ci/test-reliability.yaml",
         };
         let d = decide(&input);
         let t = check_run(&input, &d);

@@ -361,6 +361,22 @@ pub fn declared_words(id: &str) -> Vec<&str> {
     }
 }
 
+/// A Rust test's name as libtest (`--exact`) and nextest (`-E 'test(=…)'`) get it: path
+/// segments of letters, digits and `_` joined by `::`. Anything else (`()|&!+,` and spaces
+/// build a nextest filter; `pool::x) + all() + test(=y` would select every test) is refused:
+/// an id is data. Java ids legitimately hold `()`, so this rule is the cargo runners' alone.
+pub fn rust_test_name(name: &str) -> Result<(), String> {
+    let ok_segment = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if name.split("::").all(ok_segment) {
+        Ok(())
+    } else {
+        Err(format!(
+            "a Rust test name holds only letters, digits, `_` and `::`, not `{}`",
+            name.chars().take(80).collect::<String>()
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{declared_words, parts, same_test};
@@ -529,6 +545,34 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_rust_test_name_is_data_for_libtest_and_nextest() {
+        for ok in [
+            "forget_blocked_sender",
+            "bounded::tests::wakes_2",
+            "ünïcode_test",
+        ] {
+            assert_eq!(rust_test_name(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "x) + all() + test(=y",
+            "a | b",
+            "!x",
+            "x&y",
+            "",
+            "a::::b",
+            "a b",
+            "--include-ignored",
+        ] {
+            assert!(rust_test_name(bad).is_err(), "{bad}");
+        }
+        // The whole id passes the shared check (Java ids hold `()`): the runner's rule stops it.
+        let id = "pool::x) + all() + test(=y";
+        assert_eq!(crate::core::verify::claim::safe_test(id), Ok(()));
+        let sel = cargo(id, &CargoLayout::default());
+        assert!(rust_test_name(&sel.name).is_err(), "{sel:?}");
+    }
 
     fn layout() -> CargoLayout {
         CargoLayout {

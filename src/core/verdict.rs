@@ -153,6 +153,9 @@ pub enum Basis {
     Verifying,
     /// A fork's reproduction waits for a writer's `/repro verify`.
     AwaitingWriter,
+    /// The PR lowers a test's tier and no maintainer approved it for this head SHA
+    /// (`/repro approve-tiers`).
+    TiersUnapproved,
 }
 
 impl Basis {
@@ -165,7 +168,10 @@ impl Basis {
             Basis::Overridden => Some("overridden"),
             Basis::Exempted => Some("exempted"),
             Basis::MissingEvidence | Basis::VerificationFailed => Some("blocked"),
-            Basis::NotConcurrency | Basis::Verifying | Basis::AwaitingWriter => None,
+            Basis::NotConcurrency
+            | Basis::Verifying
+            | Basis::AwaitingWriter
+            | Basis::TiersUnapproved => None,
         }
     }
 }
@@ -192,6 +198,12 @@ pub struct GateInput<'a> {
     pub workflow: &'a str,
     /// Which config file was used, for the summary.
     pub config_source: &'a super::config::ConfigSource,
+    /// What the PR does to the tiers of the reliability file (`reliability_file`).
+    pub tiers: &'a super::tier_changes::TierChanges,
+    /// Who approved those tiers for this head SHA (`/repro approve-tiers`).
+    pub tiers_approved_by: Option<&'a str>,
+    /// `reliability_file`, for the summary.
+    pub reliability_file: &'a str,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,6 +228,16 @@ pub fn decide(input: &GateInput<'_>) -> Decision {
         (Conclusion::Success, Basis::Evidence)
     } else {
         (Conclusion::Failure, Basis::MissingEvidence)
+    };
+    // Lowered tiers wait for a maintainer whatever else passed (an override or an exemption
+    // answers for the code, not for which tests' failures count); a failure stays a failure.
+    let (conclusion, basis) = if input.tiers.needs_approval()
+        && input.tiers_approved_by.is_none()
+        && matches!(conclusion, Conclusion::Success | Conclusion::Pending)
+    {
+        (Conclusion::ActionRequired, Basis::TiersUnapproved)
+    } else {
+        (conclusion, basis)
     };
     Decision {
         conclusion,
@@ -281,6 +303,9 @@ mod tests {
             verify_timeout_minutes: 60,
             workflow: "repro-gate-rerun.yml",
             config_source: &crate::core::config::ConfigSource::Defaults,
+            tiers: &Default::default(),
+            tiers_approved_by: None,
+            reliability_file: ".ci/test-reliability.yaml",
         })
     }
 
@@ -308,6 +333,9 @@ mod tests {
             verify_timeout_minutes: 60,
             workflow: "repro-gate-rerun.yml",
             config_source: &crate::core::config::ConfigSource::Defaults,
+            tiers: &Default::default(),
+            tiers_approved_by: None,
+            reliability_file: ".ci/test-reliability.yaml",
         })
     }
 
@@ -484,6 +512,58 @@ mod tests {
             override_target("bbb", None, &[]),
             OverrideTarget::Head("bbb".into())
         );
+    }
+
+    #[test]
+    fn lowered_tiers_wait_for_an_approval_of_this_head() {
+        use crate::core::tier::Tier;
+        use crate::core::tier_changes::{Lowered, TierChanges};
+        let tiers = TierChanges {
+            lowered: vec![Lowered {
+                id: "p::TestX".into(),
+                from: Some(Tier::Probation),
+                to: Tier::Quarantined,
+            }],
+            unreadable: None,
+        };
+        let cl = classification(false);
+        let ev = check_body("", None);
+        let w = waiver();
+        let d = |approved: Option<&str>, c: &Classification, e: Option<&Waiver>| {
+            decide(&GateInput {
+                classification: c,
+                labeled: false,
+                evidence: &ev,
+                override_: None,
+                exemption: e,
+                earlier_overrides: &[],
+                config_error: None,
+                label: "concurrency",
+                verification: &verify::Status::Inapplicable,
+                verify_mode: VerifyMode::Required,
+                verify_timeout_minutes: 60,
+                workflow: "repro-gate-rerun.yml",
+                config_source: &crate::core::config::ConfigSource::Defaults,
+                tiers: &tiers,
+                tiers_approved_by: approved,
+                reliability_file: ".ci/test-reliability.yaml",
+            })
+        };
+        let not = d(None, &cl, None);
+        assert_eq!(
+            (not.conclusion, not.basis),
+            (Conclusion::ActionRequired, Basis::TiersUnapproved),
+            "a non-concurrency PR too"
+        );
+        assert_eq!(
+            d(None, &cl, Some(&w)).basis,
+            Basis::TiersUnapproved,
+            "an exemption does not approve tiers"
+        );
+        assert_eq!(d(Some("maint"), &cl, None).conclusion, Conclusion::Success);
+        // A failure stays a failure (the tiers are named in its summary too).
+        let gated = classification(true);
+        assert_eq!(d(None, &gated, None).basis, Basis::MissingEvidence);
     }
 
     #[test]

@@ -53,31 +53,35 @@ pub async fn on_comment(
         accepted,
         why,
     };
-    let mut reacted = false;
+    let (parsed, ignored) = commands::bound(parsed);
+    // One comment, one reply: refusals, errors and help are gathered and posted once; the PR is
+    // evaluated once after every accepted command that changes what it decides.
+    let mut messages: Vec<String> = Vec::new();
+    let mut usage = false;
+    let mut evaluate = false;
+    let mut drop_label = false;
+    let mut accepted = false;
     for cmd in parsed {
         let now = svc.clock.now_ms();
         let cmd = match cmd {
             Ok(c) => c,
             Err(m) => {
                 let row = audit("malformed", &m.line, false, m.message.clone());
-                let reply = commands::malformed_reply(&m);
-                refuse(svc, inst, repo, number, row, &reply, now).await?;
+                refuse(svc, row, now).await?;
+                messages.push(m.message);
+                usage = true;
                 continue;
             }
         };
         if cmd.privileged() && !may_act(svc, inst, repo, actor, &config).await? {
             let why = commands::refusal(actor, cmd.name(), &repo.to_string(), &config.maintainers);
             let row = audit(cmd.name(), cmd.args(), false, why.clone());
-            refuse(svc, inst, repo, number, row, &why, now).await?;
+            refuse(svc, row, now).await?;
+            messages.push(why);
             continue;
         }
         match &cmd {
-            Command::Help => {
-                svc.github
-                    .create_comment(inst, repo, number, &commands::help_reply())
-                    .await
-                    .map_err(gh)?;
-            }
+            Command::Help => usage = true,
             Command::Recheck => {}
             Command::Rerun { test, runs } => {
                 let start = super::rerun::Start {
@@ -102,7 +106,8 @@ pub async fn on_comment(
                 {
                     let reply = format!("@{actor}: cannot rerun: {why}.");
                     let row = audit(cmd.name(), cmd.args(), false, why);
-                    refuse(svc, inst, repo, number, row, &reply, now).await?;
+                    refuse(svc, row, now).await?;
+                    messages.push(reply);
                     continue;
                 }
             }
@@ -111,7 +116,8 @@ pub async fn on_comment(
                 {
                     let reply = format!("@{actor}: nothing was run: {why}");
                     let row = audit(cmd.name(), cmd.args(), false, why);
-                    refuse(svc, inst, repo, number, row, &reply, now).await?;
+                    refuse(svc, row, now).await?;
+                    messages.push(reply);
                     continue;
                 }
             }
@@ -130,7 +136,8 @@ pub async fn on_comment(
                     } => {
                         let why = commands::head_moved_reply(actor, &seen, &moved_to);
                         let row = audit(cmd.name(), cmd.args(), false, why.clone());
-                        refuse(svc, inst, repo, number, row, &why, now).await?;
+                        refuse(svc, row, now).await?;
+                        messages.push(why);
                         continue;
                     }
                 };
@@ -144,6 +151,31 @@ pub async fn on_comment(
                         reason,
                         now,
                     )
+                    .await
+                    .map_err(store_err)?;
+            }
+            Command::ApproveTiers => {
+                let heads = svc
+                    .store
+                    .heads(&repo.to_string(), number as i64)
+                    .await
+                    .map_err(store_err)?;
+                let posted = super::events::rfc3339_ms(ev.comment.created_at.as_deref());
+                let target = match override_target(&head_sha, posted, &heads) {
+                    OverrideTarget::Head(sha) => sha,
+                    OverrideTarget::Moved {
+                        seen,
+                        now: moved_to,
+                    } => {
+                        let why = commands::tiers_head_moved_reply(actor, &seen, &moved_to);
+                        let row = audit(cmd.name(), cmd.args(), false, why.clone());
+                        refuse(svc, row, now).await?;
+                        messages.push(why);
+                        continue;
+                    }
+                };
+                svc.store
+                    .add_tier_approval(&repo.to_string(), number as i64, &target, actor, now)
                     .await
                     .map_err(store_err)?;
             }
@@ -170,22 +202,30 @@ pub async fn on_comment(
             .add_audit(&audit(cmd.name(), cmd.args(), true, "accepted".into()), now)
             .await
             .map_err(store_err)?;
-        if !matches!(cmd, Command::Help | Command::Rerun { .. }) {
-            // The PR read for this comment stands in for a second read (waivers are in the
-            // store; a label this command removed is gone from it too).
-            let mut now_pr = pr.clone();
-            if matches!(cmd, Command::NotConcurrency { .. }) {
-                now_pr.labels.retain(|l| l != &config.label);
-            }
-            super::pull_request::evaluate_with(svc, inst, repo, number, Some(now_pr)).await?;
+        accepted = true;
+        evaluate |= !matches!(cmd, Command::Help | Command::Rerun { .. });
+        drop_label |= matches!(cmd, Command::NotConcurrency { .. });
+    }
+    if evaluate {
+        // The PR read for this comment stands in for a second read (waivers are in the store; a
+        // label a command removed is gone from it too).
+        let mut now_pr = pr.clone();
+        if drop_label {
+            now_pr.labels.retain(|l| l != &config.label);
         }
-        if !reacted {
-            svc.github
-                .react(inst, repo, ev.comment.id, "+1")
-                .await
-                .map_err(gh)?;
-            reacted = true;
-        }
+        super::pull_request::evaluate_with(svc, inst, repo, number, Some(now_pr)).await?;
+    }
+    if accepted {
+        svc.github
+            .react(inst, repo, ev.comment.id, "+1")
+            .await
+            .map_err(gh)?;
+    }
+    if let Some(reply) = commands::one_reply(&messages, usage, &ignored) {
+        svc.github
+            .create_comment(inst, repo, number, &reply)
+            .await
+            .map_err(gh)?;
     }
     Ok(())
 }
@@ -244,21 +284,9 @@ async fn verify_now(
     Ok(None)
 }
 
-/// A command that does not go ahead: its audit row says why, and so does a reply on the PR.
-async fn refuse(
-    svc: &Services,
-    inst: i64,
-    repo: &RepoName,
-    number: u64,
-    row: AuditRow,
-    reply: &str,
-    now: i64,
-) -> Result<(), JobError> {
+/// A command that does not go ahead: its audit row says why (and so does the comment's reply).
+async fn refuse(svc: &Services, row: AuditRow, now: i64) -> Result<(), JobError> {
     svc.store.add_audit(&row, now).await.map_err(store_err)?;
-    svc.github
-        .create_comment(inst, repo, number, reply)
-        .await
-        .map_err(gh)?;
     Ok(())
 }
 

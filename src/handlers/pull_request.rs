@@ -5,6 +5,7 @@ use crate::core::classify::{Classification, classify};
 use crate::core::config::{ConfigError, RepoConfig};
 use crate::core::evidence::{EvidenceVerdict, check_pr};
 use crate::core::render::{self, CHECK_NAME};
+use crate::core::tier_changes::{self, TierChanges};
 use crate::core::verdict::{
     Applicable, Conclusion, Decision, GateInput, Waiver, WaiverKind, applicable, decide,
 };
@@ -34,6 +35,10 @@ pub struct Gate {
     /// Where verification (docs/verification.md) stands for this head.
     pub verification: verify::Status,
     pub files: Vec<crate::core::diff::FileChange>,
+    /// What the PR does to the tiers of the reliability file.
+    pub tiers: TierChanges,
+    /// Who approved those tiers for this head SHA.
+    pub tiers_approved_by: Option<String>,
 }
 
 impl Gate {
@@ -52,6 +57,9 @@ impl Gate {
             verify_timeout_minutes: self.config.verify.timeout_minutes,
             workflow: &self.config.rerun.workflow,
             config_source: &self.config.source,
+            tiers: &self.tiers,
+            tiers_approved_by: self.tiers_approved_by.as_deref(),
+            reliability_file: &self.config.reliability_file,
         }
     }
 
@@ -127,6 +135,15 @@ pub async fn assess_with(
         earlier_overrides,
     } = applicable(&recorded, &pr.head_sha);
     let labeled = pr.labels.iter().any(|l| l == &config.label);
+    let tiers = tier_changes_of(svc, inst, repo, &pr, &config, &files).await?;
+    let tiers_approved_by = if tiers.needs_approval() {
+        svc.store
+            .tier_approval(&repo.to_string(), number as i64, &pr.head_sha)
+            .await
+            .map_err(store_err)?
+    } else {
+        None
+    };
     let mut gate = Gate {
         pr,
         config,
@@ -139,11 +156,58 @@ pub async fn assess_with(
         labeled,
         verification: verify::Status::Inapplicable,
         files,
+        tiers,
+        tiers_approved_by,
     };
     let waived = gate.override_.is_some() || gate.exemption.is_some();
     let gated = (gate.classification.concurrency || gate.labeled) && !waived;
     gate.verification = super::verify::status(svc, &gate.ask(inst, repo), gated).await?;
     Ok(Some(gate))
+}
+
+/// What the PR does to the tiers: nothing unless its diff touches the reliability file; then
+/// the file on the merge base (the tiers `repro-gate test` reads on a PR) against the head's.
+async fn tier_changes_of(
+    svc: &Services,
+    inst: i64,
+    repo: &RepoName,
+    pr: &PullRequest,
+    config: &RepoConfig,
+    files: &[crate::core::diff::FileChange],
+) -> Result<TierChanges, JobError> {
+    let path = config.reliability_file.as_str();
+    let touched = files
+        .iter()
+        .any(|f| f.path == path || f.previous_path.as_deref() == Some(path));
+    if !touched {
+        return Ok(TierChanges::default());
+    }
+    let base = match svc
+        .github
+        .merge_base(inst, repo, &pr.base_ref, &pr.head_sha)
+        .await
+    {
+        Ok(sha) => sha,
+        Err(GitHubError::NotFound { .. }) => pr.base_ref.clone(),
+        Err(e) => return Err(gh(e)),
+    };
+    let base_text = svc
+        .github
+        .file_at(inst, repo, path, &base)
+        .await
+        .map_err(gh)?
+        .map(|(t, _)| t);
+    let head_text = svc
+        .github
+        .file_at(inst, repo, path, &pr.head_sha)
+        .await
+        .map_err(gh)?
+        .map(|(t, _)| t);
+    tokio::task::spawn_blocking(move || {
+        tier_changes::compare(base_text.as_deref(), head_text.as_deref())
+    })
+    .await
+    .map_err(|e| JobError::Transient(anyhow::anyhow!("comparing the tiers: {e}")))
 }
 
 impl Gate {

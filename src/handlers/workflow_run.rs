@@ -166,6 +166,17 @@ async fn record(
         tracing::debug!(run = run.id, attempt, "run recorded before");
         return Ok(());
     }
+    // A fork PR's run is its own workflow, on its own branch, with results its author writes:
+    // it is no history at all, neither a branch's nor the pull request's flakiness (a fork could
+    // otherwise make a test look flaky, broken or healthy).
+    let fork = run
+        .head_repository
+        .as_ref()
+        .is_some_and(|h| !h.full_name.eq_ignore_ascii_case(&repo_s));
+    if fork {
+        tracing::info!(run = run.id, "a fork's run: not recorded in the history");
+        return Ok(());
+    }
     let (config, _) = svc.repo_config(inst, repo).await?;
     if !config.history.enabled {
         return Ok(());
@@ -183,12 +194,6 @@ async fn record(
         );
         return Ok(());
     }
-    // A fork PR's run writes no branch history, whatever its branch is called (a fork's branch
-    // may be named `main`): it counts only as pull-request flakiness.
-    let fork = run
-        .head_repository
-        .as_ref()
-        .is_some_and(|h| !h.full_name.eq_ignore_ascii_case(&repo_s));
     let info = RunInfo {
         repository: repo_s,
         run_id,
@@ -200,16 +205,8 @@ async fn record(
             _ => "logs",
         },
         installation_id: Some(inst),
-        default_branch: if fork {
-            None
-        } else {
-            ev.repository.default_branch.clone()
-        },
-        branches: if fork {
-            Vec::new()
-        } else {
-            config.history.branches.clone()
-        },
+        default_branch: ev.repository.default_branch.clone(),
+        branches: config.history.branches.clone(),
         url: run
             .html_url
             .clone()

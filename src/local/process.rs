@@ -99,7 +99,15 @@ pub async fn run(
         _ = tokio::time::sleep(limit) => Ended::TimedOut(limit.as_secs()),
         _ = stop.cancelled() => {
             if let Some(g) = pgid {
-                end_group(g, Duration::from_secs(2)).await;
+                // The shell's own exit is awaited (and reaped) here: a zombie still counts as a
+                // member of its group, so waiting on the group alone would always take the
+                // whole grace. Then whatever is left of the group goes.
+                // SAFETY: killpg only sends a signal; a group that is gone answers ESRCH.
+                unsafe {
+                    libc::killpg(g, libc::SIGTERM);
+                }
+                let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
+                end_group(g, Duration::from_millis(200)).await;
             }
             let _ = child.wait().await;
             if let Some(r) = reader {

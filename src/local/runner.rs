@@ -181,6 +181,9 @@ impl Runner {
                     build("cargo metadata --no-deps --format-version 1 --quiet".into()).await?;
                 let layout = CargoLayout::from_metadata(&meta.output).unwrap_or_default();
                 let sel = test_ids::cargo(test, &layout);
+                // The name reaches libtest and a nextest filter: plain data or nothing.
+                test_ids::rust_test_name(&sel.name)
+                    .map_err(|e| NotRun::Spawn(format!("the test id is refused: {e}")))?;
                 let head = match self.family {
                     Family::Nextest => "cargo nextest run --no-run",
                     _ => "cargo test --no-run",

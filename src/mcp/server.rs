@@ -154,10 +154,6 @@ fn options(run: &RunParams, dir: &Path) -> Result<Options, String> {
     ))
 }
 
-fn read(path: &Path, what: &str) -> Result<String, String> {
-    crate::local::input::read_text(&path.to_string_lossy(), what)
-}
-
 #[tool_router]
 impl Tools {
     #[tool(
@@ -171,16 +167,30 @@ impl Tools {
         };
         let dir = self.dir_of(p.dir.as_deref());
         Self::blocking(move || {
-            let file = match p.file {
-                Some(f) => dir.join(f),
+            let rel = match p.file {
+                Some(f) => f,
                 None => match crate::local::config::checkout_config(&dir, None) {
-                    Ok(c) => dir.join(c.reliability_file),
+                    Ok(c) => c.reliability_file,
                     Err(e) => return failed(e),
                 },
             };
-            match read(&file, "the reliability file")
-                .and_then(|t| crate::local::lookup::lookup(&p.test, &t))
-            {
+            // Inside the checkout, no larger than the parser takes, never quoted back.
+            let limit = crate::core::reliability::MAX_BYTES as u64;
+            let text = match super::files::read_inside(&dir, &rel, "the reliability file", limit) {
+                Ok(t) => t,
+                Err(e) => return failed(e),
+            };
+            if let Err(e) = crate::core::reliability::parse(&text) {
+                let at = match (e.line, e.column) {
+                    (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
+                    (Some(l), None) => format!(" (line {l})"),
+                    _ => String::new(),
+                };
+                return failed(format!(
+                    "the reliability file {rel} is not a valid reliability file{at}"
+                ));
+            }
+            match crate::local::lookup::lookup(&p.test, &text) {
                 Ok(l) => as_json(&l),
                 Err(e) => failed(e),
             }

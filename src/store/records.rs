@@ -67,6 +67,35 @@ impl Store {
         Ok(rows)
     }
 
+    /// Records a maintainer's `/repro approve-tiers` for one head SHA.
+    pub async fn add_tier_approval(
+        &self,
+        repo: &str,
+        pr: i64,
+        head_sha: &str,
+        by: &str,
+        at_ms: i64,
+    ) -> anyhow::Result<()> {
+        const SQL: &str = "INSERT INTO tier_approvals (repository, pr, head_sha, by_login, at_ms) VALUES ($1, $2, $3, $4, $5)";
+        on_pool!(self, pool => sqlx::query(SQL).bind(repo).bind(pr).bind(head_sha).bind(by).bind(at_ms).execute(pool).await.map(|_| ())?);
+        Ok(())
+    }
+
+    /// Who last approved the tiers of this PR at `head_sha`, if anyone.
+    pub async fn tier_approval(
+        &self,
+        repo: &str,
+        pr: i64,
+        head_sha: &str,
+    ) -> anyhow::Result<Option<String>> {
+        const SQL: &str = "SELECT by_login FROM tier_approvals WHERE repository = $1 AND pr = $2 AND head_sha = $3 ORDER BY at_ms DESC, id DESC LIMIT 1";
+        let by = on_pool!(self, pool => {
+            let row = sqlx::query(SQL).bind(repo).bind(pr).bind(head_sha).fetch_optional(pool).await?;
+            row.map(|r| r.try_get::<String, _>("by_login")).transpose()?
+        });
+        Ok(by)
+    }
+
     pub async fn add_audit(&self, row: &AuditRow, at_ms: i64) -> anyhow::Result<()> {
         const SQL: &str = "INSERT INTO audit_log (at_ms, repository, pr, head_sha, actor, command, args, accepted, why) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
         on_pool!(self, pool => sqlx::query(SQL).bind(at_ms).bind(&row.repository).bind(row.pr).bind(&row.head_sha).bind(&row.actor).bind(&row.command).bind(&row.args).bind(i32::from(row.accepted)).bind(&row.why).execute(pool).await.map(|_| ())?);

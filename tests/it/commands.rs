@@ -349,3 +349,199 @@ async fn an_override_never_lands_on_a_head_pushed_after_the_comment() {
     assert!(!audit.last().unwrap().accepted);
     app.stop().await;
 }
+
+const RELIABILITY: &str = ".ci/test-reliability.yaml";
+const TIERS_BASE: &str = "tests:\n  - id: services/billing/integration::TestInvoiceRetryIdempotent\n    tier: probation\n  - id: services/pool/unit::TestAcquireReleaseOrdering\n    tier: trusted\n";
+
+crate::both_backends!(a_pr_that_lowers_a_tier_waits_for_a_maintainers_approve_tiers);
+
+/// A docs-only PR moves a test from probation to quarantined: the check does not pass and names
+/// it; a reader's `/repro approve-tiers` is refused; a maintainer's passes this head only.
+async fn a_pr_that_lowers_a_tier_waits_for_a_maintainers_approve_tiers(db: Db) {
+    let fake = world().await;
+    let head = TIERS_BASE.replace("tier: probation", "tier: quarantined");
+    fake.put_file(REPO, "main", RELIABILITY, TIERS_BASE);
+    fake.put_file(REPO, "base-1", RELIABILITY, TIERS_BASE);
+    fake.put_file(REPO, "sha-t1", RELIABILITY, &head);
+    fake.put_file(REPO, "sha-t2", RELIABILITY, &head);
+    fake.add_pr(
+        REPO,
+        1,
+        "sha-t1",
+        "Quarantine TestInvoiceRetryIdempotent: BILL-311.",
+        vec![
+            (
+                RELIABILITY,
+                Some("@@ -1,3 +1,3 @@\n tests:\n   - id: services/billing/integration::TestInvoiceRetryIdempotent\n-    tier: probation\n+    tier: quarantined\n"),
+            ),
+            ("docs/billing.md", Some("@@ -1 +1 @@\n-a\n+b\n")),
+        ],
+    );
+    fake.with(|w| {
+        for sha in ["sha-t1", "sha-t2"] {
+            w.actions
+                .merge_bases
+                .insert((REPO.into(), sha.into()), "base-1".into());
+        }
+        w.permissions
+            .insert((REPO.into(), "maya".into()), "maintain".into());
+        w.permissions
+            .insert((REPO.into(), "rita".into()), "read".into());
+    });
+    let mut app = app(&db, &fake).await;
+    deliver_done(
+        &mut app,
+        "pull_request",
+        "open",
+        &pr_event("opened", 1, json!({})),
+    )
+    .await;
+    let runs = fake.check_runs_for("sha-t1");
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["conclusion"], "action_required");
+    let summary = runs[0]["output"]["summary"].as_str().unwrap().to_string();
+    assert!(
+        summary.contains("TestInvoiceRetryIdempotent")
+            && summary.contains("/repro approve-tiers")
+            && !summary.contains("TestAcquireReleaseOrdering"),
+        "{summary}"
+    );
+    // A reader may not.
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c1",
+        &comment(601, "rita", "User", "/repro approve-tiers", 1),
+    )
+    .await;
+    assert_eq!(conclusion(&fake, "sha-t1"), "action_required");
+    let replies = fake.comments_on(REPO, 1);
+    assert_eq!(replies.len(), 1);
+    assert!(
+        replies[0]["body"]
+            .as_str()
+            .unwrap()
+            .contains("@rita may not use `/repro approve-tiers`")
+    );
+    assert!(fake.with(|w| w.reactions.is_empty()));
+    // A maintainer may: this head passes, in the same check run.
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c2",
+        &comment(602, "maya", "User", "/repro approve-tiers", 1),
+    )
+    .await;
+    let runs = fake.check_runs_for("sha-t1");
+    assert_eq!(runs.len(), 1, "one check run, updated");
+    assert_eq!(runs[0]["conclusion"], "success");
+    assert!(
+        runs[0]["output"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("@maya approved these tiers")
+    );
+    assert!(fake.with(|w| w.reactions.contains(&(602, "+1".into()))));
+    let audit = app
+        .app
+        .store
+        .audit(Some(REPO), Some(1), None)
+        .await
+        .unwrap();
+    assert_eq!(audit.len(), 2);
+    assert!(!audit[0].accepted && audit[0].actor == "rita");
+    assert!(
+        audit[1].accepted
+            && audit[1].command == "approve-tiers"
+            && audit[1].actor == "maya"
+            && audit[1].head_sha.as_deref() == Some("sha-t1")
+    );
+    // A new push needs a new approval.
+    fake.set_pr(REPO, 1, |p| p.head_sha = "sha-t2".into());
+    deliver_done(
+        &mut app,
+        "pull_request",
+        "push",
+        &pr_event("synchronize", 1, json!({})),
+    )
+    .await;
+    assert_eq!(conclusion(&fake, "sha-t2"), "action_required");
+    app.stop().await;
+}
+
+/// Thirty lines of help, refused overrides or unknown commands get one reply, naming what was
+/// not acted on; two hundred rechecks cost what one does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_comment_gets_one_reply_and_a_bounded_number_of_commands() {
+    let (_db, fake, mut app) = setup().await;
+    let mut id = 700;
+    for (i, line) in [
+        "/repro help",
+        "/repro override trust me",
+        "/repro frobnicate",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let before = fake.comments_on(REPO, 1).len();
+        let body = format!("{line}\n").repeat(30);
+        id += 1;
+        deliver_done(
+            &mut app,
+            "issue_comment",
+            &format!("c{i}"),
+            &comment(id, "rita", "User", &body, 1),
+        )
+        .await;
+        let replies = fake.comments_on(REPO, 1);
+        assert_eq!(replies.len(), before + 1, "{line}: one reply");
+    }
+    // Thirty different unknown commands: ten acted on, the rest named.
+    let body: String = (0..30).map(|i| format!("/repro frob{i}\n")).collect();
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-many",
+        &comment(800, "rita", "User", &body, 1),
+    )
+    .await;
+    let replies = fake.comments_on(REPO, 1);
+    assert_eq!(replies.len(), 4);
+    let last = replies[3]["body"].as_str().unwrap();
+    assert!(
+        last.contains("Unknown command `/repro frob9`")
+            && !last.contains("Unknown command `/repro frob10`")
+            && last.contains("ignored")
+            && last.contains("`/repro frob10`"),
+        "{last}"
+    );
+    // Two hundred rechecks: the requests of one.
+    let before = fake.requests().len();
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-one",
+        &comment(801, "rita", "User", "/repro recheck", 1),
+    )
+    .await;
+    let one = fake.requests().len() - before;
+    let before = fake.requests().len();
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-200",
+        &comment(802, "rita", "User", &"/repro recheck\n".repeat(200), 1),
+    )
+    .await;
+    let many = fake.requests().len() - before;
+    assert!(
+        many <= one,
+        "200 rechecks cost {many} requests, one costs {one}"
+    );
+    assert_eq!(
+        fake.comments_on(REPO, 1).len(),
+        4,
+        "no reply to accepted rechecks"
+    );
+    app.stop().await;
+}

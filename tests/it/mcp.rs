@@ -242,6 +242,18 @@ fn lists_its_tools_and_answers_each_with_the_clis_json() {
         json!({"name": "rerun_local", "arguments": {"test": "pkg::TestX", "runs": "many"}}),
     );
     assert_eq!(runs["result"]["isError"], true, "{runs}");
+    // The file stays inside the checkout, is read no further than its limit, and its content
+    // is never quoted back.
+    let outside = tempfile::tempdir().expect("tmp");
+    let secret = outside.path().join("secret.yaml");
+    std::fs::write(&secret, "tests: the secret content\n").expect("write");
+    let abs = secret.to_string_lossy().into_owned();
+    let up = format!("../{}", abs.trim_start_matches('/'));
+    for (id, file) in [(13, abs.as_str()), (14, up.as_str()), (15, "/dev/zero")] {
+        let r = c.call(id, "lookup_test", json!({"test": "x", "file": file}));
+        assert_eq!(r["isError"], true, "{file}: {r}");
+        assert!(!r.to_string().contains("secret content"), "{file}: {r}");
+    }
     let again = c.call(10, "lookup_test", json!({"test": "pkg::TestNew"}));
     assert_eq!(again["isError"], false);
     assert_eq!(c.close(), Some(0), "exit 0 when stdin closes");
@@ -344,6 +356,44 @@ fn sigterm_mid_run_stops_the_runs_removes_the_worktrees_and_exits_zero() {
     assert_eq!(worktrees(&work), 1, "no worktree left after SIGTERM");
     let alive = kill("-0", &run_pid);
     assert!(!alive, "the run's process {run_pid} is still running");
+}
+
+#[test]
+fn closing_stdin_mid_run_stops_the_runs_and_removes_the_worktrees_at_once() {
+    let (top, work) = repo(
+        &[("side.txt", "base\n"), ("fails.txt", "none\n")],
+        &[("side.txt", "head\n")],
+    );
+    let mark = top.path().join("first-run-done");
+    let pids = top.path().join("blocked-pids");
+    let cmd = format!(
+        "if test -e {m}; then echo $$ >> {p}; exec sleep 600; fi; touch {m}",
+        m = mark.display(),
+        p = pids.display()
+    );
+    let mut c = Client::spawn(&work);
+    c.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "rerun_local", "_meta": {"progressToken": 7},
+        "arguments": {"test": "pkg::TestSlow", "runs": 5, "runner": "command", "command": cmd}}}),
+    );
+    let run_pid = first_line(&pids, WAIT);
+    assert_eq!(worktrees(&work), 3, "both worktrees exist while it runs");
+    // The official Python SDK closes stdin, then sends SIGTERM 2 s later and SIGKILL 2 s after
+    // that: the cleanup must be over, and the server gone, before the SIGTERM would come (the
+    // SDK's in-flight drain alone would take 5 s).
+    let closed = std::time::Instant::now();
+    assert_eq!(c.close(), Some(0), "exit 0 when stdin closes");
+    let took = closed.elapsed();
+    assert!(
+        took < std::time::Duration::from_secs(2),
+        "the server took {took:?} to clean up and exit after stdin closed"
+    );
+    assert_eq!(worktrees(&work), 1, "no worktree left once it exited");
+    assert!(
+        !kill("-0", &run_pid),
+        "the run's process {run_pid} is still running"
+    );
 }
 
 #[test]

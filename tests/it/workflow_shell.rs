@@ -512,6 +512,31 @@ fn inputs_that_are_not_data_stop_the_job_before_anything_runs() {
     let _: PathBuf = w.path().to_path_buf();
 }
 
+#[test]
+fn a_rust_id_that_would_build_a_nextest_filter_stops_the_job() {
+    if !have("cargo") || !have("git") {
+        eprintln!("skipped: the workflow-shell test needs git and cargo");
+        return;
+    }
+    let (origin, base, _head) = cargo_repo();
+    for test in [
+        "pool::x) + all() + test(=y",
+        "wakeup|all",
+        "services/../x::t",
+    ] {
+        let err = run_job(
+            origin.path(),
+            &inputs(&base, "base", test, &[("seed", "1")]),
+        )
+        .err()
+        .unwrap_or_else(|| panic!("{test}: the job ran"));
+        assert!(
+            err.contains("a Rust test name holds only") || err.contains(".. path segment"),
+            "{test}: {err}"
+        );
+    }
+}
+
 /// A case of `../shared/fixtures/real-fixes/cases.yaml` or of the project's own
 /// `tests/real-fixes/*.yaml`.
 #[derive(serde::Deserialize)]

@@ -56,7 +56,7 @@ pub fn parse<R: BufRead>(reader: R, mut c: Collector) -> std::io::Result<Collect
     // Not trimmed: a failure's text keeps its spaces around entities (it is trimmed whole).
     xml.config_mut().trim_text(false);
     let mut buf = Vec::new();
-    let mut suites: Vec<Option<String>> = Vec::new();
+    let mut suites = Suites::default();
     let mut case: Option<Case> = None;
     let finish = |case: Case, c: &mut Collector| {
         let (pkg, name) = (case.package.as_deref(), case.name.as_str());
@@ -78,7 +78,7 @@ pub fn parse<R: BufRead>(reader: R, mut c: Collector) -> std::io::Result<Collect
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
         match event {
             Event::Start(e) if e.name().as_ref() == b"testsuite" => {
-                suites.push(attr(&e, b"name"));
+                suites.open(attr(&e, b"name"));
             }
             Event::Empty(e) if e.name().as_ref() == b"testsuite" => {}
             Event::Start(e) if e.name().as_ref() == b"testcase" => {
@@ -152,7 +152,7 @@ pub fn parse<R: BufRead>(reader: R, mut c: Collector) -> std::io::Result<Collect
                 }
             }
             Event::End(e) if e.name().as_ref() == b"testsuite" => {
-                suites.pop();
+                suites.close();
             }
             Event::Eof => break,
             _ => {}
@@ -162,15 +162,88 @@ pub fn parse<R: BufRead>(reader: R, mut c: Collector) -> std::io::Result<Collect
     Ok(c)
 }
 
-fn new_case(e: &BytesStart<'_>, suites: &[Option<String>]) -> Case {
+/// The open `<testsuite>` elements, for the innermost one with a name: O(1) per element and per
+/// test case, however deep the nesting (walking every open suite for each case was quadratic).
+#[derive(Default)]
+struct Suites {
+    /// The names of the open suites that have one, innermost last, with their depth.
+    named: Vec<(usize, String)>,
+    depth: usize,
+}
+
+impl Suites {
+    fn open(&mut self, name: Option<String>) {
+        self.depth += 1;
+        if let Some(n) = name {
+            self.named.push((self.depth, n));
+        }
+    }
+
+    fn close(&mut self) {
+        if self.named.last().is_some_and(|(d, _)| *d == self.depth) {
+            self.named.pop();
+        }
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    fn innermost(&self) -> Option<&String> {
+        self.named.last().map(|(_, n)| n)
+    }
+}
+
+fn new_case(e: &BytesStart<'_>, suites: &Suites) -> Case {
     let name = attr(e, b"name").unwrap_or_default();
     // The class (Java, pytest) or package (go-junit-report) names the package; else the suite.
     let package = attr(e, b"classname")
         .filter(|c| !c.is_empty() && *c != name)
-        .or_else(|| suites.iter().rev().flatten().next().cloned());
+        .or_else(|| suites.innermost().cloned());
     Case {
         package,
         name,
         ..Case::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_innermost_named_suite_is_found_without_walking_the_open_ones() {
+        let mut s = Suites::default();
+        s.open(Some("outer".into()));
+        for _ in 0..10_000 {
+            s.open(None);
+        }
+        assert_eq!(s.innermost().map(String::as_str), Some("outer"));
+        // Unnamed suites hold nothing: the work per case does not grow with the nesting.
+        assert_eq!(s.named.len(), 1);
+        s.open(Some("inner".into()));
+        assert_eq!(s.innermost().map(String::as_str), Some("inner"));
+        s.close();
+        for _ in 0..10_000 {
+            s.close();
+        }
+        assert_eq!(s.innermost().map(String::as_str), Some("outer"));
+        s.close();
+        assert_eq!(s.innermost(), None);
+        s.close(); // a stray end tag
+        assert_eq!(s.depth, 0);
+    }
+
+    #[test]
+    fn deeply_nested_unnamed_suites_give_each_case_the_outer_suites_name() {
+        let n = 2_000;
+        let xml = format!(
+            "<testsuite name=\"pkg\">{}</testsuite>",
+            "<testsuite><testcase name=\"T\"><failure/></testcase>".repeat(n)
+                + &"</testsuite>".repeat(n)
+        );
+        let r = parse(xml.as_bytes(), Collector::all())
+            .expect("parse")
+            .finish_results();
+        assert_eq!(r.tests.len(), 1, "{:?}", r.tests);
+        assert_eq!(r.tests[0].test.package.as_deref(), Some("pkg"));
+        assert_eq!(r.tests[0].failures as usize, n);
     }
 }

@@ -1,0 +1,108 @@
+//! Files a tool reads on an agent's word: inside the checkout only (no absolute path, no `..`,
+//! no symlink out of it), a regular file, read no further than a limit, and never quoted in an
+//! error.
+
+use std::io::Read as _;
+use std::path::{Component, Path};
+
+/// Reads `rel` inside `root`, at most `limit` bytes (a longer file is refused after reading
+/// `limit + 1` bytes, whatever its size). Errors name `rel`, never the file's content.
+pub fn read_inside(root: &Path, rel: &str, what: &str, limit: u64) -> Result<String, String> {
+    let given = Path::new(rel);
+    if given.is_absolute()
+        || given
+            .components()
+            .any(|c| matches!(c, Component::ParentDir | Component::Prefix(_)))
+    {
+        return Err(format!(
+            "{what} must be a relative path inside the checkout, without `..`: {rel}"
+        ));
+    }
+    let root = root
+        .canonicalize()
+        .map_err(|e| format!("cannot read the checkout: {}", e.kind()))?;
+    let path = root
+        .join(given)
+        .canonicalize()
+        .map_err(|e| format!("cannot read {what} {rel}: {}", e.kind()))?;
+    if !path.starts_with(&root) {
+        return Err(format!(
+            "{what} {rel} leads outside the checkout (a symlink): refused"
+        ));
+    }
+    let file = std::fs::File::open(&path)
+        .map_err(|e| format!("cannot read {what} {rel}: {}", e.kind()))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read {what} {rel}: {}", e.kind()))?;
+    if !meta.is_file() {
+        return Err(format!("{what} {rel} is not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {what} {rel}: {}", e.kind()))?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("{what} {rel} is larger than {limit} bytes"));
+    }
+    Ok(match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: &str = "root:x:0:0:the secret content";
+
+    #[test]
+    fn only_regular_files_inside_the_checkout_are_read() {
+        let outside = tempfile::tempdir().expect("tmp");
+        let secret = outside.path().join("secret.yaml");
+        std::fs::write(&secret, SECRET).expect("write");
+        let co = tempfile::tempdir().expect("tmp");
+        std::fs::create_dir(co.path().join("ci")).expect("mkdir");
+        std::fs::write(co.path().join("ci/ok.yaml"), "tests: []\n").expect("write");
+        std::os::unix::fs::symlink(&secret, co.path().join("ci/link.yaml")).expect("symlink");
+        std::os::unix::fs::symlink("/dev/zero", co.path().join("zero")).expect("symlink");
+        assert_eq!(
+            read_inside(co.path(), "ci/ok.yaml", "the file", 100).as_deref(),
+            Ok("tests: []\n")
+        );
+        let abs = secret.to_string_lossy().into_owned();
+        let up = format!(
+            "ci/../../{}/secret.yaml",
+            outside
+                .path()
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("x")
+        );
+        for bad in [
+            abs.as_str(),
+            up.as_str(),
+            "ci/link.yaml",
+            "zero",
+            "/dev/zero",
+            "ci",
+        ] {
+            let got = read_inside(co.path(), bad, "the file", 1 << 20);
+            match got {
+                Ok(t) => panic!("{bad} was read: {t}"),
+                Err(e) => assert!(!e.contains("secret content"), "{bad}: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_over_the_limit_is_refused_after_limit_plus_one_bytes() {
+        let co = tempfile::tempdir().expect("tmp");
+        std::fs::write(co.path().join("big"), "x".repeat(101)).expect("write");
+        std::fs::write(co.path().join("fits"), "x".repeat(100)).expect("write");
+        let e = read_inside(co.path(), "big", "the file", 100).unwrap_err();
+        assert!(e.contains("larger than 100 bytes"), "{e}");
+        assert!(read_inside(co.path(), "fits", "the file", 100).is_ok());
+    }
+}
