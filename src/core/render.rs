@@ -154,7 +154,7 @@ pub fn check_run(input: &GateInput<'_>, decision: &Decision) -> CheckText {
     }
     if decision.gated
         && decision.basis != Basis::Exempted
-        && let Some(v) = super::verify::summary::section(
+        && let Some(v) = super::verify::find_summary::section(
             input.verification,
             input.verify_mode,
             input.workflow,

@@ -128,21 +128,3 @@ pub async fn advance(svc: &Services, a: &Ask<'_>, view: &FindView) -> Result<boo
     }
     Ok(started)
 }
-
-/// A find run's report as one result per test (JSON for the side's row), and the side's count
-/// (failed tests, tests).
-pub fn results_of(read: &crate::history::rerun_report::RerunRead) -> (String, (u32, u32)) {
-    let results = find::side_results(&read.tests);
-    let failed = results
-        .iter()
-        .filter(|r| r.seen != verify::discover::Seen::Passed)
-        .count();
-    let count = (
-        u32::try_from(failed).unwrap_or(u32::MAX),
-        u32::try_from(results.len()).unwrap_or(u32::MAX),
-    );
-    (
-        serde_json::to_string(&results).unwrap_or_else(|_| "[]".into()),
-        count,
-    )
-}

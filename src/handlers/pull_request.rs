@@ -161,7 +161,10 @@ pub async fn assess_with(
     };
     let waived = gate.override_.is_some() || gate.exemption.is_some();
     let gated = (gate.classification.concurrency || gate.labeled) && !waived;
-    gate.verification = super::verify::status(svc, &gate.ask(inst, repo), gated).await?;
+    gate.verification = match super::verify::status(svc, &gate.ask(inst, repo), gated).await? {
+        Some(status) => status,
+        None => super::find::status(svc, &gate.ask(inst, repo)).await?,
+    };
     Ok(Some(gate))
 }
 

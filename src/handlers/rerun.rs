@@ -466,7 +466,7 @@ pub async fn on_side_completed(
         .verify
         .as_ref()
         .is_some_and(|v| v.claim_kind == crate::core::verify::find::KEY);
-    let found = find.then(|| super::find::results_of(&read));
+    let found = find.then(|| find_results_of(&read));
     // Each run judged as a concurrency test fails it (a report of this version's workflow),
     // else an earlier report's results counted; a find round's report, each test once.
     let counted = found.as_ref().map(|(_, (failed, tests))| {
@@ -626,4 +626,22 @@ pub async fn on_side_started(
         refresh(svc, &row).await?;
     }
     Ok(())
+}
+
+/// A find run's report as one result per test (JSON for the side's row), and the side's count
+/// (failed tests, tests).
+fn find_results_of(read: &crate::history::rerun_report::RerunRead) -> (String, (u32, u32)) {
+    let results = crate::core::verify::find::side_results(&read.tests);
+    let failed = results
+        .iter()
+        .filter(|r| r.seen != crate::core::verify::discover::Seen::Passed)
+        .count();
+    let count = (
+        u32::try_from(failed).unwrap_or(u32::MAX),
+        u32::try_from(results.len()).unwrap_or(u32::MAX),
+    );
+    (
+        serde_json::to_string(&results).unwrap_or_else(|_| "[]".into()),
+        count,
+    )
 }

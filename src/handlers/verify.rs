@@ -47,15 +47,25 @@ pub struct Ask<'a> {
 }
 
 /// Where verification stands for the PR's head: reads the workflow (cached) and the store,
-/// writes nothing. `gated`: the PR is under the gate and not waived.
-pub async fn status(svc: &Services, a: &Ask<'_>, gated: bool) -> Result<Status, JobError> {
+/// writes nothing. `gated`: the PR is under the gate and not waived. None: the description
+/// names no claim, and the find round (handlers::find) says where verification stands.
+pub async fn status(svc: &Services, a: &Ask<'_>, gated: bool) -> Result<Option<Status>, JobError> {
     let v = &a.config.verify;
     if v.mode == VerifyMode::Off || !gated {
-        return Ok(Status::Inapplicable);
+        return Ok(Some(Status::Inapplicable));
     }
     let Some(claim) = verify::claim_of(a.evidence, v.command.is_some()) else {
-        return super::find::status(svc, a).await;
+        return Ok(None);
     };
+    claim_status(svc, a, claim).await.map(Some)
+}
+
+/// `status` for a PR whose description names a claim.
+async fn claim_status(
+    svc: &Services,
+    a: &Ask<'_>,
+    claim: verify::Claim,
+) -> Result<Status, JobError> {
     let workflow = &a.config.rerun.workflow;
     let (_, inputs) = svc.workflow_inputs(a.inst, a.repo, workflow).await?;
     let Some(inputs) = inputs else {

@@ -44,6 +44,16 @@ async fn end_group(pgid: i32, grace: Duration) {
     unsafe {
         libc::killpg(pgid, libc::SIGKILL);
     }
+    // SIGKILL is delivered asynchronously: the group is gone when this returns (bounded, in
+    // case a member is a zombie nobody reaps).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
+    while tokio::time::Instant::now() < deadline {
+        // SAFETY: as above.
+        if unsafe { libc::killpg(pgid, 0) } != 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 /// Runs `sh -c script` in `dir` with `env`, in a new process group, for at most `limit`.
@@ -107,7 +117,7 @@ pub async fn run(
                     libc::killpg(g, libc::SIGTERM);
                 }
                 let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
-                end_group(g, Duration::from_millis(200)).await;
+                end_group(g, Duration::from_secs(2)).await;
             }
             let _ = child.wait().await;
             if let Some(r) = reader {

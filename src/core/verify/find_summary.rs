@@ -211,7 +211,7 @@ pub fn section(
             ))
         }
         Status::Finding(f) => Some(found_section(f, mode, timeout_minutes)),
-        _ => None,
+        _ => super::summary::section(status, mode, workflow, timeout_minutes),
     }
 }
 

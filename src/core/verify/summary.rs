@@ -176,7 +176,8 @@ pub fn session_section(s: &SessionView, mode: VerifyMode, timeout_minutes: u32) 
     out
 }
 
-/// The verification section of a check summary, if any.
+/// The verification section of a check summary, if any, for a claim's statuses (the find
+/// round's are `find_summary::section`, the one entry point).
 pub fn section(
     status: &Status,
     mode: VerifyMode,
@@ -255,9 +256,8 @@ pub fn section(
             );
         }
         Status::Session(s) => out.push_str(&session_section(s, mode, timeout_minutes)),
-        Status::NoFindMode { .. } | Status::ToFind { .. } | Status::Finding(_) => out.push_str(
-            &super::find_summary::section(status, mode, workflow, timeout_minutes)?,
-        ),
+        // The find round's sections are find_summary's (which falls back to this one).
+        Status::NoFindMode { .. } | Status::ToFind { .. } | Status::Finding(_) => return None,
     }
     Some(out)
 }
