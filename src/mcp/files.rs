@@ -1,6 +1,6 @@
-//! Files a tool reads on an agent's word: inside the checkout only (no absolute path, no `..`,
-//! no symlink out of it), a regular file, read no further than a limit, and never quoted in an
-//! error.
+//! Files a tool reads on an agent's word: inside the checkout only (relative to it, or an
+//! absolute path that resolves inside it; no `..`, no symlink out of it), a regular file, read
+//! no further than a limit, and never quoted in an error.
 
 use std::io::Read as _;
 use std::path::{Component, Path};
@@ -9,13 +9,12 @@ use std::path::{Component, Path};
 /// `limit + 1` bytes, whatever its size). Errors name `rel`, never the file's content.
 pub fn read_inside(root: &Path, rel: &str, what: &str, limit: u64) -> Result<String, String> {
     let given = Path::new(rel);
-    if given.is_absolute()
-        || given
-            .components()
-            .any(|c| matches!(c, Component::ParentDir | Component::Prefix(_)))
+    if given
+        .components()
+        .any(|c| matches!(c, Component::ParentDir | Component::Prefix(_)))
     {
         return Err(format!(
-            "{what} must be a relative path inside the checkout, without `..`: {rel}"
+            "{what} must be a path inside the checkout, without `..`: {rel}"
         ));
     }
     let root = root
@@ -26,9 +25,7 @@ pub fn read_inside(root: &Path, rel: &str, what: &str, limit: u64) -> Result<Str
         .canonicalize()
         .map_err(|e| format!("cannot read {what} {rel}: {}", e.kind()))?;
     if !path.starts_with(&root) {
-        return Err(format!(
-            "{what} {rel} leads outside the checkout (a symlink): refused"
-        ));
+        return Err(format!("{what} {rel} leads outside the checkout: refused"));
     }
     let file = std::fs::File::open(&path)
         .map_err(|e| format!("cannot read {what} {rel}: {}", e.kind()))?;
@@ -70,6 +67,12 @@ mod tests {
         assert_eq!(
             read_inside(co.path(), "ci/ok.yaml", "the file", 100).as_deref(),
             Ok("tests: []\n")
+        );
+        let inside = co.path().join("ci/ok.yaml").to_string_lossy().into_owned();
+        assert_eq!(
+            read_inside(co.path(), &inside, "the file", 100).as_deref(),
+            Ok("tests: []\n"),
+            "an absolute path inside the checkout is read"
         );
         let abs = secret.to_string_lossy().into_owned();
         let up = format!(
