@@ -930,3 +930,104 @@ fn the_find_mode_runs_every_test_of_the_prs_go_files_once_on_each_side() {
     );
     assert!(bad.is_err_and(|e| e.contains("not a repository path")));
 }
+
+/// The workflow's "Check the inputs" step alone, in an empty folder, with `test` as the id and
+/// every other input valid (a command runner): whether it lets the id through.
+fn workflow_takes_id(step: &str, test: &str) -> bool {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = Command::new("bash")
+        .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", step])
+        .current_dir(dir.path())
+        .env("RERUN_SHA", "0123456789abcdef0123456789abcdef01234567")
+        .env("RERUN_TEST", test)
+        .env("RERUN_RUNS", "3")
+        .env("RERUN_TESTS_FROM", "")
+        .env("RERUN_TESTS", "")
+        .env("RERUN_SEED", "")
+        .env("RERUN_COMMAND", "true")
+        .env("RERUN_OPTIONS", "")
+        .env("RERUN_RUNNER", "auto")
+        .env("GITHUB_ENV", dir.path().join("github_env"))
+        .output()
+        .expect("bash");
+    out.status.success()
+}
+
+#[test]
+fn the_workflow_takes_exactly_the_test_ids_the_app_takes() {
+    if !have("jq") {
+        eprintln!("skipped: the workflow's input check needs jq");
+        return;
+    }
+    let wf: Value = serde_saphyr::from_str(WORKFLOW).expect("the workflow parses");
+    let step = wf["jobs"]["rerun"]["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .find(|s| s["name"] == "Check the inputs")
+        .and_then(|s| s["run"].as_str())
+        .expect("the input check step")
+        .to_string();
+    let mut ids: Vec<String> = [
+        "services/pool::TestCheckoutWakeupOrdering",
+        "tests/test_pool.py::test_checkout[slow-2]",
+        "src/pool.test.ts › Pool › wakes a waiter",
+        "pool::TestRange/-1",
+        "-exec=sh -c \"touch CANARY\"::TestX",
+        "pool::--include-ignored",
+        "pool::x) + all() + test(=y",
+        "services/x::--logfile=/tmp/x",
+        "src/a.test.ts › --watch",
+        "../../etc::TestA",
+        "pool/../../x::TestA",
+        "pool:::-q",
+        "pool:: .. ::TestA",
+        "TestX$(touch p)",
+        "Test{seed}",
+        "TestX\tY",
+        "TestÉ",
+        " TestX",
+        "TestX ",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    ids.push("T".repeat(300));
+    ids.push("T".repeat(301));
+    ids.push(format!("{}›", "T".repeat(297)));
+    ids.push(format!("{}›", "T".repeat(298)));
+    // Short ids over the characters where the two checks could part: separators, options,
+    // `..`, spaces, and characters either side of the allowed set.
+    let alphabet = [
+        ":", "::", "-", " ", ".", "..", "/", "›", "a", "T", "$", "\\", "[", "{", "é", "=", "_",
+    ];
+    let mut seed: u64 = 0x5eed;
+    for _ in 0..150 {
+        let mut id = String::new();
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        for k in 0..(1 + (seed >> 60) % 7) {
+            let pick = (seed >> (8 * (k % 7))) as usize % alphabet.len();
+            id.push_str(alphabet[pick]);
+        }
+        ids.push(id);
+    }
+    let mut taken = 0;
+    for id in &ids {
+        let app = repro_gate::core::verify::claim::safe_test(id).is_ok();
+        assert_eq!(
+            workflow_takes_id(&step, id),
+            app,
+            "{id:?}: the App says {:?}",
+            repro_gate::core::verify::claim::safe_test(id)
+        );
+        taken += usize::from(app);
+    }
+    // Both outcomes are exercised, so the comparison says something.
+    assert!(
+        taken > 10 && taken < ids.len() - 10,
+        "{taken} of {}",
+        ids.len()
+    );
+}

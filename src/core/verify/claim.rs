@@ -123,11 +123,7 @@ pub fn safe_test(t: &str) -> Result<(), String> {
     }
     // The workflow hands a runner the part after `path::` (cargo, Go) or after `›` (jest):
     // none of the parts may read as an option either.
-    if t.split("::")
-        .skip(1)
-        .chain(t.split('›').skip(1))
-        .any(|part| part.trim_start().starts_with('-'))
-    {
+    if after_separators(t).any(|rest| rest.trim_start_matches(' ').starts_with('-')) {
         return Err(
             "a part of the test id after `::` or `›` starts with `-`, which a runner reads as an option"
                 .into(),
@@ -137,9 +133,16 @@ pub fn safe_test(t: &str) -> Result<(), String> {
         return Err("the test id starts or ends with a space".into());
     }
     // A path segment `..` would name a folder outside the checkout.
-    if t.split("::")
-        .flat_map(|part| part.split(['/', '\\']))
-        .any(|seg| seg.trim() == "..")
+    if std::iter::once(t)
+        .chain(after_separators(t))
+        .chain(t.match_indices('/').map(|(i, _)| &t[i + 1..]))
+        .any(|rest| {
+            let rest = rest.trim_start_matches(' ');
+            rest.strip_prefix("..").is_some_and(|tail| {
+                let tail = tail.trim_start_matches(' ');
+                tail.is_empty() || tail.starts_with("::") || tail.starts_with('/')
+            })
+        })
     {
         return Err("the test id holds a `..` path segment".into());
     }
@@ -153,6 +156,15 @@ pub fn safe_test(t: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// What follows each `::` and each `›` of `t`, every occurrence counted (`:::` holds two
+/// `::`), as the rerun workflow's regular expressions find them: the two checks stay one.
+fn after_separators(t: &str) -> impl Iterator<Item = &str> {
+    t.char_indices().filter_map(move |(i, _)| {
+        let rest = &t[i..];
+        rest.strip_prefix("::").or_else(|| rest.strip_prefix('›'))
+    })
 }
 
 /// A seed: 1 to 64 letters, digits or `_` (decimal, `0x…` hex, a named seed).
@@ -303,6 +315,8 @@ mod tests {
             "com.acme.PoolTest#wakeup()",
             "src/math.test.ts › returns -1 for an empty list",
             "pool::TestRange/-1",
+            "pool::TestRange/..x",
+            "pool::x..y",
         ] {
             assert_eq!(safe_test(ok), Ok(()), "{ok}");
         }
@@ -322,6 +336,10 @@ mod tests {
             ("pool/../../x::TestA", "`..`"),
             ("-exec=sh -c \"touch CANARY\"::TestX", "option"),
             ("pool::--include-ignored", "option"),
+            // Every `::` counts, as the workflow's regular expression finds them.
+            ("pool:::-q", "option"),
+            ("pool:::..", "`..`"),
+            ("pool:: .. ::TestA", "`..`"),
         ] {
             let e = safe_test(bad).unwrap_err();
             assert!(e.contains(why), "{bad:?}: {e}");
