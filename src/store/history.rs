@@ -56,11 +56,13 @@ pub struct TokenRow {
     pub repository: String,
 }
 
-fn flags(s: ShaOutcomes) -> i64 {
-    i64::from(s.failed) | (i64::from(s.passed) << 1) | (i64::from(s.counted) << 2)
+/// The column is `INTEGER` on both backends: 32 bits on Postgres, so an `i32` both ways (an
+/// `i64` fails to decode there, and a PR's run was never recorded on Postgres).
+fn flags(s: ShaOutcomes) -> i32 {
+    i32::from(s.failed) | (i32::from(s.passed) << 1) | (i32::from(s.counted) << 2)
 }
 
-fn from_flags(f: i64) -> ShaOutcomes {
+fn from_flags(f: i32) -> ShaOutcomes {
     ShaOutcomes {
         failed: f & 1 != 0,
         passed: f & 2 != 0,

@@ -19,6 +19,7 @@ both_backends!(
     a_completed_run_is_recorded_once_from_its_matching_artifact,
     a_run_without_a_matching_artifact_is_read_from_its_job_log,
     a_fork_prs_run_from_a_branch_named_main_writes_no_branch_history,
+    a_fork_prs_own_runs_are_not_its_flakiness,
     uploads_need_the_repositorys_token_and_count_once,
     the_test_command_records_its_run_through_the_upload_route,
     publishing_proposes_one_pull_request_and_rewrites_nothing_unchanged,
@@ -174,13 +175,6 @@ async fn a_fork_prs_run_from_a_branch_named_main_writes_no_branch_history(db: Db
         beta.is_none_or(|b| b.runs.unwrap_or(0) == 0 && b.failures.unwrap_or(0) == 0),
         "the fork's failures are no branch history: {beta:?}"
     );
-}
-
-// SQLite only for now: on Postgres the control (the repository's own two PR runs on one SHA)
-// never finishes its job; see the i43b report.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_fork_prs_own_runs_are_not_its_flakiness_sqlite() {
-    a_fork_prs_own_runs_are_not_its_flakiness(Db::sqlite()).await
 }
 
 /// A test failing then passing on one SHA of a PR is that PR's flakiness, but not when the runs
