@@ -307,18 +307,22 @@ pub async fn verify(
 }
 
 /// The verdict of a claim's runs on both sides.
-fn outcome_of(hr: &SideResult, br: &SideResult) -> verify::Outcome {
+fn outcome_of(hr: &SideResult, br: &SideResult, runs: u32) -> verify::Outcome {
     let done = |r: &SideResult, side: &str| verify::SideState::Done {
         count: r.count(),
         run_url: None,
         detail: detail(r, side),
     };
-    verify::assess(&done(hr, "the head"), &done(br, "the merge base"), false).unwrap_or(
-        verify::Outcome {
-            verdict: verify::Verdict::CouldNotRun,
-            reason: None,
-        },
+    verify::assess(
+        &done(hr, "the head"),
+        &done(br, "the merge base"),
+        false,
+        runs,
     )
+    .unwrap_or(verify::Outcome {
+        verdict: verify::Verdict::CouldNotRun,
+        reason: None,
+    })
 }
 
 /// The verdict of a verification's runs: the one they settled early, else both sides' counts.
@@ -328,7 +332,7 @@ fn verification_outcome(v: &Verification) -> verify::Outcome {
             verdict,
             reason: None,
         },
-        None => outcome_of(&v.head, &v.base),
+        None => outcome_of(&v.head, &v.base, v.runs),
     }
 }
 

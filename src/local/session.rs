@@ -161,6 +161,8 @@ pub struct Verification {
     pub settled: Option<Verdict>,
     /// The limit the base's runs had.
     pub base_limit: Limit,
+    /// The runs asked of each side.
+    pub runs: u32,
 }
 
 /// Prepares both sides, then runs the test on the head `runs` times, stopping at its first
@@ -192,6 +194,7 @@ pub async fn verify_sides(
                 base: side(b),
                 settled: None,
                 base_limit: configured,
+                runs,
             });
         }
     };
@@ -207,7 +210,7 @@ pub async fn verify_sides(
         .side(Side::Head, runner, (&ph, head), (test, seed), runs)
         .await?;
     if settled.is_some() {
-        return Ok(runs_so_far.verification(settled, configured));
+        return Ok(runs_so_far.verification(settled, configured, runs));
     }
     let limit = early::base_limit(runner.settings.timeout, slowest);
     let mut on_base = runner.clone();
@@ -215,7 +218,7 @@ pub async fn verify_sides(
     let (_, settled) = runs_so_far
         .side(Side::Base, &on_base, (&pb, base), (test, seed), runs)
         .await?;
-    Ok(runs_so_far.verification(settled, limit))
+    Ok(runs_so_far.verification(settled, limit, runs))
 }
 
 #[derive(Clone, Copy)]
@@ -272,12 +275,13 @@ impl Runs<'_> {
         Ok((slowest, None))
     }
 
-    fn verification(self, settled: Option<Verdict>, base_limit: Limit) -> Verification {
+    fn verification(self, settled: Option<Verdict>, base_limit: Limit, runs: u32) -> Verification {
         Verification {
             head: self.head,
             base: self.base,
             settled,
             base_limit,
+            runs,
         }
     }
 }

@@ -381,7 +381,10 @@ fn the_command_runner_quotes_the_test_runs_once_per_exit_status_and_exports_the_
     }
     let (origin, base, head) = command_repo();
     let command = "sh ./sim.sh {seed} {test}";
-    let hostile = "x'; touch pwned; echo '$(touch pwned2) `touch pwned3`";
+    // Every character here is one the App dispatches (core::verify::claim::safe_test); unquoted,
+    // the bracket would glob to `sim.sh`, the spaces would split it, the parentheses and the
+    // `#` would be shell syntax.
+    let hostile = "sim.s[h] (touch pwned) #x, y=1 @z";
     let extra = [
         ("seed", "7311"),
         ("options", r#"{"seed_env": ["SIM_SEED"]}"#),
@@ -395,18 +398,22 @@ fn the_command_runner_quotes_the_test_runs_once_per_exit_status_and_exports_the_
             runs: 3
         }
     );
-    for f in ["pwned", "pwned2", "pwned3"] {
-        assert!(
-            !w.path().join("ws").join(f).exists(),
-            "{f}: the test id ran as code"
-        );
-    }
+    assert!(
+        !w.path().join("ws/pwned").exists(),
+        "the test id ran as code"
+    );
     let names = std::fs::read_to_string(w.path().join("ws/sim-names.txt")).expect("the sim ran");
     assert_eq!(
         names.lines().collect::<Vec<_>>(),
         [hostile; 3],
         "the test id arrives as one word"
     );
+    // An id the App would never dispatch does not reach the command at all.
+    let refused = "x'; touch pwned; echo '$(touch pwned2) `touch pwned3`";
+    let err = run_job(origin.path(), &inputs(&base, "base", refused, &extra))
+        .map(|_| ())
+        .expect_err("a test id with quotes and $( ) stops the job");
+    assert!(err.contains("not plain data"), "{err}");
     let w = run_job(origin.path(), &inputs(&head, "branch", "seed-7311", &extra)).expect("head");
     assert_eq!(
         count(w.path(), "seed-7311"),
@@ -519,10 +526,12 @@ fn a_rust_id_that_would_build_a_nextest_filter_stops_the_job() {
         return;
     }
     let (origin, base, _head) = cargo_repo();
-    for test in [
-        "pool::x) + all() + test(=y",
-        "wakeup|all",
-        "services/../x::t",
+    // The first is plain data by the App's rule and stopped by the cargo runner's own; the
+    // others never pass the input check.
+    for (test, says) in [
+        ("pool::x) + all() + test(=y", "a Rust test name holds only"),
+        ("wakeup|all", "not plain data"),
+        ("services/../x::t", "not plain data"),
     ] {
         let err = run_job(
             origin.path(),
@@ -530,10 +539,7 @@ fn a_rust_id_that_would_build_a_nextest_filter_stops_the_job() {
         )
         .err()
         .unwrap_or_else(|| panic!("{test}: the job ran"));
-        assert!(
-            err.contains("a Rust test name holds only") || err.contains(".. path segment"),
-            "{test}: {err}"
-        );
+        assert!(err.contains(says), "{test}: {err}");
     }
 }
 
@@ -783,7 +789,8 @@ fn real_fixes_get_their_verdict_through_the_workflows_shell() {
             }
         };
         let (base, branch) = (side("base"), side("branch"));
-        let outcome = assess(&branch, &base, false).expect("both sides are in");
+        let asked = runs.max(case.runs.unwrap_or(0));
+        let outcome = assess(&branch, &base, false, asked).expect("both sides are in");
         let got = outcome.verdict.as_str().to_string();
         eprintln!(
             "{} {}: expected {:?}, got {:?} in {:.0} s {}",
@@ -1030,4 +1037,84 @@ fn the_workflow_takes_exactly_the_test_ids_the_app_takes() {
         "{taken} of {}",
         ids.len()
     );
+}
+
+/// A command whose outcome the test id picks: `pass`, `fail`, or `alternate` (run 1 passes,
+/// run 2 fails, …), counting its runs in `flip-runs.txt`.
+fn flip_repo() -> (tempfile::TempDir, String) {
+    let origin = tempfile::tempdir().expect("tempdir");
+    let o = origin.path();
+    git(o, &["init", "-q", "-b", "main"]);
+    write(
+        o,
+        "flip.sh",
+        "#!/bin/sh\necho run >> flip-runs.txt\nn=$(wc -l < flip-runs.txt)\ncase \"$1\" in\n  pass) exit 0 ;;\n  fail) exit 1 ;;\n  alternate) [ $((n % 2)) = 1 ] ;;\n  *) exit 9 ;;\nesac\n",
+    );
+    let sha = commit(o, "flip");
+    (origin, sha)
+}
+
+/// The runs a job made and the early stop it recorded, if any.
+fn made(work: &Path) -> (usize, Option<String>) {
+    let runs = std::fs::read_to_string(work.join("ws/flip-runs.txt")).unwrap_or_default();
+    let stopped = std::fs::read_to_string(work.join("ws/repro-gate-report/stopped")).ok();
+    (runs.lines().count(), stopped)
+}
+
+#[test]
+fn a_verification_side_stops_once_its_verdict_is_settled_and_a_rerun_makes_every_run() {
+    if !have("git") {
+        eprintln!("skipped: the workflow-shell test needs git");
+        return;
+    }
+    let (origin, sha) = flip_repo();
+    let job = |session: &str, side: &str, test: &str| {
+        let inputs = [
+            ("sha", sha.as_str()),
+            ("test", test),
+            ("runs", "6"),
+            ("session", session),
+            ("side", side),
+            ("command", "sh ./flip.sh {test}"),
+        ];
+        let w = run_job(origin.path(), &inputs).expect("the job ran");
+        let c = count(w.path(), test);
+        let (runs, stopped) = made(w.path());
+        assert_eq!(
+            c.runs as usize, runs,
+            "{session} {side} {test}: the report holds every run made"
+        );
+        (c, runs, stopped)
+    };
+    let vf = "vf-0a1b2c3d4e5f";
+    // The head: its first failing run settles `still fails`.
+    let (c, runs, stopped) = job(vf, "branch", "fail");
+    assert_eq!((c.failures, runs), (1, 1));
+    let stopped = stopped.expect("the stop is recorded");
+    assert!(
+        stopped.contains("runs=1\nof=6\n") && stopped.contains("the head failed"),
+        "{stopped}"
+    );
+    let (c, runs, stopped) = job(vf, "branch", "alternate");
+    assert_eq!((c.failures, runs, stopped.is_some()), (1, 2, true));
+    // The base: a failure alone settles nothing (it must fail every run); passing and failing
+    // settles `not deterministic`.
+    let (c, runs, stopped) = job(vf, "base", "fail");
+    assert_eq!((c.failures, runs, stopped), (6, 6, None));
+    let (c, runs, stopped) = job(vf, "base", "alternate");
+    assert_eq!((c.failures, runs), (1, 2));
+    assert!(stopped.is_some_and(|s| s.contains("both passed and failed")));
+    // Passing everywhere: every run is made on both sides.
+    for side in ["branch", "base"] {
+        let (c, runs, stopped) = job(vf, side, "pass");
+        assert_eq!((c.failures, runs, stopped), (0, 6, None), "{side}");
+    }
+    // A rerun session's rates are its point: every run, whatever they show.
+    for side in ["branch", "base"] {
+        for test in ["fail", "alternate"] {
+            let (c, runs, stopped) = job("rr-0a1b2c3d4e5f", side, test);
+            assert_eq!((runs, stopped), (6, None), "rr {side} {test}");
+            assert_eq!(c.failures, if test == "fail" { 6 } else { 3 });
+        }
+    }
 }

@@ -1,4 +1,5 @@
-//! A verdict's cost (docs/verification.md#a-verdicts-cost; `verify-local` uses it, the workflow not yet), pure: the head's runs come first and
+//! A verdict's cost (docs/verification.md#a-verdicts-cost; `verify-local` uses it; the rerun
+//! workflow stops each side on the same rule in shell), pure: the head's runs come first and
 //! the base's after, the runs stop as soon as the verdict is settled, and a base run is bounded
 //! by the test's own time on the head rather than by the configured limit alone.
 

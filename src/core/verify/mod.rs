@@ -94,6 +94,6 @@ pub struct SessionView {
 
 impl SessionView {
     pub fn outcome(&self) -> Option<Outcome> {
-        assess(&self.branch, &self.base, self.timed_out)
+        assess(&self.branch, &self.base, self.timed_out, self.runs)
     }
 }

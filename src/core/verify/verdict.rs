@@ -109,8 +109,10 @@ impl Outcome {
 
 /// The verdict once both sides are in (or a side could not start, or time ran out); `None`
 /// while it is still coming. The base is read first: a test that does not fail without the
-/// change proves nothing, whatever the head did.
-pub fn assess(branch: &SideState, base: &SideState, timed_out: bool) -> Option<Outcome> {
+/// change proves nothing, whatever the head did. `runs` is what each side was asked for: a
+/// side may stop once its verdict is settled (docs/verification.md#a-verdicts-cost), so fewer
+/// runs can say `still fails` or `not deterministic`, never `verified`.
+pub fn assess(branch: &SideState, base: &SideState, timed_out: bool, runs: u32) -> Option<Outcome> {
     for (name, side) in [("merge base", base), ("head", branch)] {
         if let SideState::NotStarted { reason } = side {
             return Some(Outcome {
@@ -155,15 +157,28 @@ pub fn assess(branch: &SideState, base: &SideState, timed_out: bool) -> Option<O
             });
         }
     }
-    Some(Outcome::of(if b.failures == 0 {
-        Verdict::DoesNotFail
-    } else if b.failures < b.runs {
-        Verdict::NotDeterministic
-    } else if h.failures > 0 {
-        Verdict::StillFails
-    } else {
-        Verdict::Verified
-    }))
+    if b.failures == 0 {
+        return Some(Outcome::of(Verdict::DoesNotFail));
+    }
+    if b.failures < b.runs {
+        return Some(Outcome::of(Verdict::NotDeterministic));
+    }
+    if h.failures > 0 {
+        return Some(Outcome::of(Verdict::StillFails));
+    }
+    // A run that did not report is not a pass, nor a failure of the base.
+    for (name, c) in [("merge base", b), ("head", h)] {
+        if c.runs < runs {
+            return Some(Outcome {
+                verdict: Verdict::CouldNotRun,
+                reason: Some(format!(
+                    "the {name} run's report holds {} of the {runs} runs asked of the test; a run that did not report is not a pass",
+                    c.runs
+                )),
+            });
+        }
+    }
+    Some(Outcome::of(Verdict::Verified))
 }
 
 #[cfg(test)]
@@ -183,7 +198,15 @@ mod tests {
     }
 
     fn verdict(head: SideState, base: SideState) -> Option<Verdict> {
-        assess(&head, &base, false).map(|o| o.verdict)
+        let runs = [&head, &base]
+            .iter()
+            .filter_map(|s| match s {
+                SideState::Done { count, .. } => Some(count.runs),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(1);
+        assess(&head, &base, false, runs).map(|o| o.verdict)
     }
 
     #[test]
@@ -246,16 +269,16 @@ mod tests {
 
     #[test]
     fn no_run_of_the_test_on_a_side_could_not_run_and_says_which() {
-        let o = assess(&done(0, 20), &done(0, 0), false).unwrap();
+        let o = assess(&done(0, 20), &done(0, 0), false, 20).unwrap();
         assert_eq!(o.verdict, Verdict::CouldNotRun);
         assert!(o.reason.unwrap().contains("merge base"));
-        let o = assess(&done(0, 0), &done(20, 20), false).unwrap();
+        let o = assess(&done(0, 0), &done(20, 20), false, 20).unwrap();
         assert_eq!(o.verdict, Verdict::CouldNotRun);
         assert!(o.reason.unwrap().contains("head"));
         let refused = SideState::NotStarted {
             reason: "422 Unexpected inputs provided".into(),
         };
-        let o = assess(&waiting(), &refused, false).unwrap();
+        let o = assess(&waiting(), &refused, false, 20).unwrap();
         assert_eq!(o.verdict, Verdict::CouldNotRun);
         assert!(o.reason.unwrap().contains("422"));
     }
@@ -266,14 +289,34 @@ mod tests {
         assert_eq!(verdict(waiting(), done(20, 20)), None);
         assert_eq!(verdict(waiting(), waiting()), None);
         assert_eq!(
-            assess(&done(0, 20), &waiting(), true).map(|o| o.verdict),
+            assess(&done(0, 20), &waiting(), true, 20).map(|o| o.verdict),
             Some(Verdict::TimedOut)
         );
         // Both sides in before the timeout job ran: the counts decide.
         assert_eq!(
-            assess(&done(0, 20), &done(20, 20), true).map(|o| o.verdict),
+            assess(&done(0, 20), &done(20, 20), true, 20).map(|o| o.verdict),
             Some(Verdict::Verified)
         );
+    }
+
+    #[test]
+    fn a_side_that_stopped_early_settles_only_what_its_runs_settle() {
+        let asked = |head, base| assess(&head, &base, false, 20).map(|o| o.verdict);
+        // The head stopped at its first failure; the base stopped once it passed and failed.
+        assert_eq!(asked(done(1, 1), done(20, 20)), Some(Verdict::StillFails));
+        assert_eq!(
+            asked(done(0, 20), done(1, 2)),
+            Some(Verdict::NotDeterministic)
+        );
+        assert_eq!(asked(done(0, 20), done(0, 3)), Some(Verdict::DoesNotFail));
+        // Too few runs on either side is never verified.
+        for (head, base) in [(done(0, 1), done(20, 20)), (done(0, 20), done(19, 19))] {
+            let o = assess(&head, &base, false, 20).unwrap();
+            assert_eq!(o.verdict, Verdict::CouldNotRun);
+            assert!(o.reason.unwrap().contains("of the 20 runs asked"));
+        }
+        // More results than runs (a test id shared by its cases) is no shortfall.
+        assert_eq!(asked(done(0, 40), done(40, 40)), Some(Verdict::Verified));
     }
 
     #[test]
