@@ -6,24 +6,28 @@ use maud::{Markup, html};
 
 use crate::core::history::window::Counted;
 
-/// One bar per run, oldest on the left: tall red for a failure, short green for a pass.
-pub fn sparkline(recent: &[bool]) -> Markup {
+/// One bar per run, oldest on the left: tall red for a failure, amber for a failure that passed on
+/// a retry (flaky), short green for a pass.
+pub fn sparkline(recent: &[Counted]) -> Markup {
     let n = recent.len();
-    let fails = recent.iter().filter(|f| **f).count();
+    let fails = recent.iter().filter(|o| **o == Counted::Fail).count();
+    let flaky = recent.iter().filter(|o| **o == Counted::Flaky).count();
     let label = if n == 0 {
         "no runs recorded".to_string()
-    } else {
+    } else if flaky == 0 {
         format!("last {n} runs: {fails} failed")
+    } else {
+        format!("last {n} runs: {fails} failed, {flaky} flaky (failed, then passed on a retry)")
     };
     let w = (n.max(1) * 3) as u32;
     html! {
         svg class="spark" role="img" aria-label=(label) width=(w) height="16" viewBox={"0 0 " (w) " 16"} {
             title { (label) }
-            @for (i, failed) in recent.iter().enumerate() {
-                @if *failed {
-                    rect class="fail" x=(i * 3) y="0" width="2" height="16" {}
-                } @else {
-                    rect class="pass" x=(i * 3) y="10" width="2" height="6" {}
+            @for (i, o) in recent.iter().enumerate() {
+                @match o {
+                    Counted::Fail => { rect class="fail" x=(i * 3) y="0" width="2" height="16" {} }
+                    Counted::Flaky => { rect class="flaky" x=(i * 3) y="5" width="2" height="11" {} }
+                    Counted::Pass => { rect class="pass" x=(i * 3) y="10" width="2" height="6" {} }
                 }
             }
         }
@@ -153,10 +157,15 @@ mod tests {
 
     #[test]
     fn a_sparkline_draws_each_run_and_says_what_it_shows() {
-        let s = sparkline(&[false, true, false]).into_string();
+        let s = sparkline(&[Counted::Pass, Counted::Fail, Counted::Pass]).into_string();
         assert_eq!(s.matches("<rect").count(), 3);
         assert_eq!(s.matches("class=\"fail\"").count(), 1);
         assert!(s.contains("aria-label=\"last 3 runs: 1 failed\""), "{s}");
+        // A failure that passed on a retry is one flaky result, never also a failure.
+        let s = sparkline(&[Counted::Flaky, Counted::Pass]).into_string();
+        assert_eq!(s.matches("class=\"fail\"").count(), 0);
+        assert_eq!(s.matches("class=\"flaky\"").count(), 1);
+        assert!(s.contains("0 failed, 1 flaky"), "{s}");
         assert!(sparkline(&[]).into_string().contains("no runs recorded"));
     }
 

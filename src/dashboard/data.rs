@@ -305,8 +305,16 @@ pub struct TestView {
     pub failures: Vec<FailureRow>,
     /// Failures kept in all (the page lists the newest).
     pub failures_kept: u64,
+    /// The failures read (at most [`REASONS_READ`], newest) grouped by reason, most frequent
+    /// first.
+    pub reasons: Vec<crate::core::history::reasons::Reason>,
+    /// How many failures the reasons were read from.
+    pub reasons_of: usize,
     pub sessions: Vec<SessionLine>,
 }
+
+/// Newest failures the reasons are grouped from.
+pub const REASONS_READ: i64 = 1000;
 
 /// Failures listed on a test's page.
 pub const FAILURES_SHOWN: i64 = 100;
@@ -341,7 +349,16 @@ pub fn why(policy: &reliability::Policy, row: &TestRow, proposed_at: Option<u64>
     };
     let built = build(&existing, [history], &proposals);
     if let Some(c) = built.changes.first() {
-        return format!("The history proposes {}: {}.", c.to.as_str(), c.reason);
+        // Only a proposal the history made is called one.
+        return if row.proposed_tier.as_deref() == Some(c.to.as_str()) {
+            format!("The history proposes {}: {}.", c.to.as_str(), c.reason)
+        } else {
+            format!(
+                "{}. No reliability pull request has proposed a change yet; the next one would propose {}.",
+                c.reason,
+                c.to.as_str()
+            )
+        };
     }
     let (runs, failures) = row.window.counts(policy.window_runs.max(1) as usize);
     if row.pin {
@@ -409,7 +426,21 @@ pub async fn test_view(
         .await?
         .filter(|(tier, _)| *tier == row.tier)
         .map(|(_, at)| at);
-    let (failures, failures_kept) = d.store.test_failures(repo, test, FAILURES_SHOWN).await?;
+    let (failures, failures_kept) = d.store.test_failures(repo, test, REASONS_READ).await?;
+    let (reasons, mut failures) = tokio::task::spawn_blocking(move || {
+        let reasons = crate::core::history::reasons::group(failures.iter().map(|f| {
+            crate::core::history::reasons::Failure {
+                run_id: &f.run_id,
+                run_url: f.run_url.as_deref(),
+                at_ms: f.at_ms,
+                message: f.message.as_deref(),
+            }
+        }));
+        (reasons, failures)
+    })
+    .await?;
+    let reasons_of = failures.len();
+    failures.truncate(FAILURES_SHOWN as usize);
     let sessions = d.store.recent_sessions(repo, test, 20).await?;
     Ok(Some(TestView {
         repository: repo.to_string(),
@@ -421,6 +452,8 @@ pub async fn test_view(
         row,
         failures,
         failures_kept,
+        reasons,
+        reasons_of,
         sessions: sessions.into_iter().map(session_line).collect(),
     }))
 }

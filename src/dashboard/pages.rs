@@ -245,6 +245,13 @@ fn tests_table(v: &RepoView) -> Markup {
             input type="hidden" name="sort" value=(q.sort.as_str());
             button type="submit" { "Search" }
             @if searched { " " a href=(query_link(&v.repository, &TestQuery { text: String::new(), owner: None, ..q.clone() }, Link { page: 1, ..here })) { "Clear" } }
+            @if !q.unknown.is_empty() {
+                p class="note" role="status" {
+                    "Not understood, so ignored: "
+                    @for (i, u) in q.unknown.iter().enumerate() { @if i > 0 { ", " } code { (u) } }
+                    ". Terms are " code { "owner:NAME" } ", " code { "tier:trusted|probation|quarantined" } " and " code { "status:broken|flaky|failed_once|healthy" } "; other words are parts of the id, all of them (AND)."
+                }
+            }
         }
         nav class="filters" aria-label="Filter by status" {
             a href=(link(Link { status: None, page: 1, ..here })) aria-current=[q.status.is_none().then_some("true")] { "Any status" }
@@ -533,6 +540,7 @@ pub(super) mod tests {
         }
         let m = Marks::of(&window, 200);
         TestRow {
+            id: test.into(),
             test: test.into(),
             tier: tier.into(),
             listed: tier != "probation",
@@ -540,12 +548,17 @@ pub(super) mod tests {
             status: m.status(10),
             runs: m.runs as i64,
             failures: m.failures as i64,
+            flaky: 0,
+            skipped: 0,
             pass_rate: Some(1.0 - m.failures as f64 / m.runs as f64),
+            duration_p50_ms: None,
+            duration_p95_ms: None,
+            onset: None,
             owner: Some("platform".into()),
             ticket: (tier == "quarantined").then(|| "PLAT-2024".into()),
             note: None,
             pin: false,
-            recent: recent.to_vec(),
+            recent: window.last(50).collect(),
             updated_ms: NOW - DAY,
             first_failure: window.first_failure.clone(),
             last_failure: window.last_failure.clone(),

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
@@ -32,6 +32,7 @@ pub fn router(dashboard: Option<Arc<Dashboard>>) -> Router {
         .route("/dashboard/{owner}/{repo}", get(repo_page))
         .route("/dashboard/{owner}/{repo}/tests/{*test}", get(test_page))
         .route("/api/v1/repos/{owner}/{repo}/tests", get(repo_json))
+        .route("/api/v1/repos/{owner}/{repo}/tests/{*test}", get(test_json))
         .layer(tower_http::compression::CompressionLayer::new().gzip(true))
         .layer(SetResponseHeaderLayer::if_not_present(
             header::CONTENT_SECURITY_POLICY,
@@ -213,25 +214,33 @@ impl PageParams {
             text: search.text,
             owner: search.owner,
             sort,
+            unknown: search.unknown,
             page,
             per_page,
         }
     }
 }
 
-/// The visitor and the repository's installation, or the answer to give instead.
+/// The visitor and the repository's installation, or the answer to give instead. A page
+/// (`uri` given) sends a visitor who is not signed in to sign in, back to that exact path and
+/// query afterwards; the JSON answers 404.
 async fn reader(
     state: &On,
     headers: &HeaderMap,
     owner: &str,
     name: &str,
-    html_page: bool,
+    uri: Option<&Uri>,
 ) -> Result<(Arc<Dashboard>, String, String, i64), Instead> {
     let d = on(state)?;
+    let html_page = uri.is_some();
     let v = match visitor(&d, headers).await {
         Ok(Some(v)) => v,
         Ok(None) if html_page => {
-            return Err(Box::new(to_sign_in(&format!("/dashboard/{owner}/{name}"))));
+            let back = uri
+                .and_then(|u| u.path_and_query())
+                .map(|pq| pq.as_str().to_string())
+                .unwrap_or_else(|| format!("/dashboard/{owner}/{name}"));
+            return Err(Box::new(to_sign_in(&back)));
         }
         Ok(None) => return Err(Box::new(json_not_found())),
         Err(e) => return Err(Box::new(failed(e))),
@@ -255,10 +264,11 @@ fn json_not_found() -> Response {
 async fn repo_page(
     State(state): State<On>,
     headers: HeaderMap,
+    uri: Uri,
     Path((owner, name)): Path<(String, String)>,
     Query(p): Query<PageParams>,
 ) -> Response {
-    let (d, login, repo, inst) = match reader(&state, &headers, &owner, &name, true).await {
+    let (d, login, repo, inst) = match reader(&state, &headers, &owner, &name, Some(&uri)).await {
         Ok(x) => x,
         Err(r) => return *r,
     };
@@ -274,7 +284,7 @@ async fn repo_json(
     Path((owner, name)): Path<(String, String)>,
     Query(p): Query<PageParams>,
 ) -> Response {
-    let (d, _, repo, inst) = match reader(&state, &headers, &owner, &name, false).await {
+    let (d, _, repo, inst) = match reader(&state, &headers, &owner, &name, None).await {
         Ok(x) => x,
         Err(r) => return *r,
     };
@@ -291,6 +301,7 @@ async fn repo_json(
                 "tier": q.tier,
                 "status": q.status,
                 "q": pages::query_text(&q),
+                "not_understood": q.unknown,
                 "total": v.page.total,
                 "counts": v.counts,
                 "tests": v.page.tests,
@@ -309,9 +320,10 @@ async fn repo_json(
 async fn test_page(
     State(state): State<On>,
     headers: HeaderMap,
+    uri: Uri,
     Path((owner, name, test)): Path<(String, String, String)>,
 ) -> Response {
-    let (d, login, repo, inst) = match reader(&state, &headers, &owner, &name, true).await {
+    let (d, login, repo, inst) = match reader(&state, &headers, &owner, &name, Some(&uri)).await {
         Ok(x) => x,
         Err(r) => return *r,
     };
@@ -322,6 +334,46 @@ async fn test_page(
             "No such test",
             "No result of this test has been recorded in this repository.",
         ),
+        Err(e) => failed(e),
+    }
+}
+
+/// A test's page as JSON: the list's fields for it, plus its reasons, failures and sessions.
+async fn test_json(
+    State(state): State<On>,
+    headers: HeaderMap,
+    Path((owner, name, test)): Path<(String, String, String)>,
+) -> Response {
+    let (d, _, repo, inst) = match reader(&state, &headers, &owner, &name, None).await {
+        Ok(x) => x,
+        Err(r) => return *r,
+    };
+    match data::test_view(&d, &repo, inst, &test).await {
+        Ok(Some(v)) => {
+            // The list's fields for the test at the top, then what only its page has.
+            let mut out = match serde_json::to_value(&v.row) {
+                Ok(serde_json::Value::Object(m)) => m,
+                _ => serde_json::Map::new(),
+            };
+            let extra = serde_json::json!({
+                "repository": v.repository,
+                "why": v.why,
+                "reasons": v.reasons,
+                "reasons_of": v.reasons_of,
+                "failures_listed": v.failures,
+                "failures_kept": v.failures_kept,
+                "sessions": v.sessions,
+            });
+            if let serde_json::Value::Object(m) = extra {
+                out.extend(m);
+            }
+            (
+                [(header::CACHE_CONTROL, "private, no-store")],
+                axum::Json(serde_json::Value::Object(out)),
+            )
+                .into_response()
+        }
+        Ok(None) => json_not_found(),
         Err(e) => failed(e),
     }
 }

@@ -41,7 +41,8 @@ pub fn parse(q: &str) -> Search {
                     None => s.unknown.push(w.to_string()),
                 },
             },
-            None => words.push(w),
+            None if words.len() < crate::store::MAX_WORDS => words.push(w),
+            None => s.unknown.push(w.to_string()),
         }
     }
     s.text = words.join(" ");

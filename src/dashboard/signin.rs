@@ -35,7 +35,7 @@ pub fn safe_next(next: Option<&str>) -> String {
                 && !n.starts_with("//")
                 && n.len() <= 512
                 && n.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "/_.-~?=&%".contains(c)) =>
+                    .all(|c| c.is_ascii_alphanumeric() || "/_.-~?=&%+:".contains(c)) =>
         {
             n.to_string()
         }

@@ -15,6 +15,36 @@ fn is_sha(s: &str) -> bool {
     (7..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// A commit: a link when it is a SHA.
+fn commit(v: &TestView, sha: &str) -> Markup {
+    html! {
+        @if is_sha(sha) {
+            a href={(v.web_url) "/" (v.repository) "/commit/" (sha)} { code { (sha.get(..10).unwrap_or(sha)) } }
+        } @else {
+            code { (sha) }
+        }
+    }
+}
+
+/// A run: a link when its page is an http(s) URL.
+fn run_ref(id: &str, url: Option<&str>) -> Markup {
+    html! {
+        @match url {
+            Some(u) if crate::core::markdown::is_web_link(u) => { a href=(u) { "run " (id) } }
+            _ => { "run " (id) }
+        }
+    }
+}
+
+/// Milliseconds as people read them.
+fn ms_text(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
+}
+
 /// One failure with its story: when, the run, the commit, the branch or PR, the message.
 fn failure_item(v: &TestView, f: &FailureRow) -> Markup {
     let repo = &v.repository;
@@ -79,11 +109,16 @@ pub fn page(v: &TestView, login: &str) -> Markup {
             }
             p class="why" { (v.why) }
             dl class="facts" {
-                dt { "Pass rate" } dd { @if let Some(r) = t.pass_rate { (format!("{:.1}%", r * 100.0)) " of " (t.runs) " runs" } @else { "no counted run" } }
+                dt { "Pass rate" } dd { @if let Some(r) = t.pass_rate { (format!("{:.1}%", r * 100.0)) " passed on the first try, of " (t.runs) " runs (the rate the tiers use)" } @else { "no counted run" } }
                 dt { "Failures" } dd {
-                    (t.failures) " in the window"
-                    @if marks.flakes > 0 { ", " (marks.flakes) " of them flaky (failed, then passed, on one commit)" }
+                    (t.failures) " failed"
+                    @if t.flaky > 0 { ", " (t.flaky) " flaky (failed, then passed on a retry)" }
+                    " in the window"
                     @if marks.tail_fails == 1 { "; its last run failed" } @else if marks.tail_fails > 1 { "; failing its last " (marks.tail_fails) " runs" } @if marks.tail_fails > 0 { @if let Some(f) = since { ", since " (when(f.at_ms, v.now_ms)) } }
+                }
+                @if t.skipped > 0 { dt { "Skipped" } dd { "in " (t.skipped) " runs" @if t.runs == 0 { " (every run: it never ran)" } } }
+                @if let (Some(p50), Some(p95)) = (t.duration_p50_ms, t.duration_p95_ms) {
+                    dt { "Duration" } dd { "p50 " (ms_text(p50)) ", p95 " (ms_text(p95)) " (its recent timed runs)" }
                 }
                 dt { "First failure" } dd { (t.first_failure.as_deref().unwrap_or("none recorded")) }
                 dt { "Last failure" } dd { (t.last_failure.as_deref().unwrap_or("none recorded")) }
@@ -91,9 +126,51 @@ pub fn page(v: &TestView, login: &str) -> Markup {
                 dt { "Ticket" } dd { @if let Some(x) = &t.ticket { (ticket(&v.web_url, &v.repository, x)) } @else { "none" } }
                 @if let Some(n) = &t.note { dt { "Note" } dd { (n) } }
             }
+            @if let Some(o) = &t.onset {
+                section aria-labelledby="onset" {
+                    h2 id="onset" { "Since when" }
+                    p {
+                        "Failing since " (when(o.at_ms, v.now_ms)) ": " (o.failures) " of its " (o.results) " results since then failed. "
+                        "First failing commit " (commit(v, &o.first_fail_sha))
+                        @if let Some(lp) = &o.last_pass_sha {
+                            ", last passing commit before it " (commit(v, lp))
+                            @if is_sha(lp) && is_sha(&o.first_fail_sha) {
+                                " (" a href={(v.web_url) "/" (v.repository) "/compare/" (lp) "..." (o.first_fail_sha)} { "what changed between them" } ")"
+                            }
+                        } @else {
+                            "; it has not passed since it first appeared"
+                        }
+                        "."
+                    }
+                }
+            }
             section aria-labelledby="results" {
                 h2 id="results" { "Results over time" }
                 (results_strip(&outcomes))
+            }
+            section aria-labelledby="reasons" {
+                h2 id="reasons" { "Failures by reason" }
+                @if v.reasons.is_empty() {
+                    p { "No failure of this test is kept." }
+                } @else {
+                    p { small {
+                        @if v.reasons.len() == 1 { "One reason" } @else { (v.reasons.len()) " different reasons" }
+                        " in its " (v.reasons_of) " newest failures; numbers, addresses, durations, temporary paths and ids masked."
+                    } }
+                    table class="reasons" {
+                        thead { tr { th scope="col" { "Reason" } th scope="col" class="num" { "Failures" } th scope="col" { "First" } th scope="col" { "Last" } } }
+                        tbody {
+                            @for r in &v.reasons {
+                                tr {
+                                    td data-label="Reason" { pre class="message" { (r.reason) } details { summary { "Example" } pre class="message" { (r.example) } } }
+                                    td class="num" data-label="Failures" { (r.count) }
+                                    td data-label="First" { (run_ref(&r.first_run, r.first_run_url.as_deref())) " " (when(r.first_ms, v.now_ms)) }
+                                    td data-label="Last" { (run_ref(&r.last_run, r.last_run_url.as_deref())) " " (when(r.last_ms, v.now_ms)) }
+                                }
+                            }
+                        }
+                    }
+                }
             }
             section aria-labelledby="failures" {
                 h2 id="failures" { "Failures" }
@@ -125,7 +202,15 @@ mod tests {
         );
         r.ticket = Some("#7".into());
         r.note = Some("Times out when <the pool> is cold".into());
-        TestView {
+        r.onset = Some(crate::store::OnsetRow {
+            last_pass_sha: Some("1111111111111111111111111111111111111111".into()),
+            first_fail_sha: "2222222222222222222222222222222222222222".into(),
+            at: "2025-11-28T00:00:00Z".into(),
+            at_ms: NOW - 3 * DAY,
+            results: 3,
+            failures: 2,
+        });
+        let mut v = TestView {
             repository: "acme/pool".into(),
             web_url: "https://github.com".into(),
             now_ms: NOW,
@@ -160,8 +245,19 @@ mod tests {
                 },
             ],
             failures_kept: 2,
+            reasons: Vec::new(),
+            reasons_of: 2,
             sessions: view().sessions,
-        }
+        };
+        v.reasons = crate::core::history::reasons::group(v.failures.iter().map(|f| {
+            crate::core::history::reasons::Failure {
+                run_id: &f.run_id,
+                run_url: f.run_url.as_deref(),
+                at_ms: f.at_ms,
+                message: f.message.as_deref(),
+            }
+        }));
+        v
     }
 
     #[test]
@@ -177,6 +273,10 @@ mod tests {
             "href=\"https://github.com/acme/pool/issues/7\"",
             "Times out when &lt;the pool&gt; is cold",
             "The history proposes probation",
+            "2 different reasons",
+            "checkout deadline of &lt;duration&gt; exceeded",
+            "Failing since",
+            "href=\"https://github.com/acme/pool/compare/1111111111111111111111111111111111111111...2222222222222222222222222222222222222222\"",
         ] {
             assert!(html.contains(want), "{want}: {html}");
         }

@@ -81,6 +81,8 @@ pub struct RunResults {
     pub results: Vec<(String, Outcome)>,
     /// Test id → the first lines of its failure message.
     pub messages: HashMap<String, String>,
+    /// Test id → milliseconds it took, when a report said (several reports: added up).
+    pub durations: HashMap<String, u64>,
     message_bytes: usize,
     /// Positions in `results` by id, without a copy of any id.
     seen: hashbrown::HashTable<usize>,
@@ -103,10 +105,13 @@ impl RunResults {
     pub fn add(&mut self, results: Results) {
         for r in results.tests {
             let id = r.test.id();
-            if self.put(&id, r.outcome)
-                && let Some(m) = r.message
-            {
-                self.message(id, m);
+            if self.put(&id, r.outcome) {
+                if let Some(ms) = r.duration_ms {
+                    self.duration(&id, ms);
+                }
+                if let Some(m) = r.message {
+                    self.message(id, m);
+                }
             }
         }
     }
@@ -114,11 +119,25 @@ impl RunResults {
     /// Adds another run's results (several artifacts of one run).
     pub fn merge(&mut self, other: RunResults) {
         let mut messages = other.messages;
+        let durations = other.durations;
         for (id, outcome) in other.results {
-            if self.put(&id, outcome)
-                && let Some(m) = messages.remove(&id)
-            {
-                self.message(id, m);
+            if self.put(&id, outcome) {
+                if let Some(&ms) = durations.get(&id) {
+                    self.duration(&id, ms);
+                }
+                if let Some(m) = messages.remove(&id) {
+                    self.message(id, m);
+                }
+            }
+        }
+    }
+
+    /// Adds a test's time (its entry exists: at most one per test of the run).
+    fn duration(&mut self, id: &str, ms: u64) {
+        match self.durations.get_mut(id) {
+            Some(d) => *d = d.saturating_add(ms),
+            None => {
+                self.durations.insert(id.to_string(), ms);
             }
         }
     }
@@ -209,6 +228,7 @@ pub async fn record(
     now_ms: i64,
 ) -> anyhow::Result<Recorded> {
     let messages = &results.messages;
+    let durations = &results.durations;
     let results = results.results.as_slice();
     let branches = Branches::new(&run.branches);
     let counts = branches.counts(&run.branch, run.default_branch.as_deref());
@@ -232,6 +252,7 @@ pub async fn record(
             },
             results,
             messages,
+            durations,
         )
         .await
         .with_context(|| format!("recording run {} of {}", run.run_id, run.repository))
@@ -286,6 +307,7 @@ mod tests {
                         passes: 0,
                         failures: 0,
                         message: message.map(str::to_string),
+                        duration_ms: None,
                     },
                 )
                 .collect(),

@@ -91,7 +91,14 @@ pub fn build_from_reports(dir: &Path, existing: &ReliabilityFile) -> anyhow::Res
             branches.counts(&branch, None),
         );
         let sha = meta.sha.unwrap_or_else(|| name.clone());
-        ledger.apply(class, &sha, &results.results, &day_of(at));
+        ledger.apply(
+            class,
+            &sha,
+            &results.results,
+            &day_of(at),
+            at,
+            &results.durations,
+        );
     }
     let histories = ledger.windows.iter().map(|(id, w)| TestHistory {
         id,

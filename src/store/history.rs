@@ -73,10 +73,11 @@ fn from_flags(f: i32) -> ShaOutcomes {
 /// The statements of one recording, the same on both backends (the builder's database type
 /// differs).
 macro_rules! record_in_tx {
-    ($db:ty, $tx:expr, $run:expr, $results:expr, $messages:expr) => {{
+    ($db:ty, $tx:expr, $run:expr, $results:expr, $messages:expr, $durations:expr) => {{
         let run = $run;
         let results: &[(String, Outcome)] = $results;
         let messages: &HashMap<String, String> = $messages;
+        let durations: &HashMap<String, u64> = $durations;
         let inserted: Option<i64> = sqlx::query_scalar(
             "INSERT INTO history_runs (repository, run_id, attempt, sha, branch, class, results, source, installation_id, recorded_ms) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING id",
@@ -133,7 +134,7 @@ macro_rules! record_in_tx {
                     }
                 }
                 let moved: std::collections::HashSet<&str> =
-                    ledger.apply(run.class, run.sha, chunk, run.day).into_iter().collect();
+                    ledger.apply(run.class, run.sha, chunk, run.day, run.now_ms, durations).into_iter().collect();
                 if run.class == RunClass::PullRequest && !ledger.pr.is_empty() {
                     let mut q = sqlx::QueryBuilder::<$db>::new(
                         "INSERT INTO history_pr_outcomes (repository, sha, test, flags) ",
@@ -201,12 +202,13 @@ impl Store {
         run: &NewRun<'_>,
         results: &[(String, Outcome)],
         messages: &HashMap<String, String>,
+        durations: &HashMap<String, u64>,
     ) -> anyhow::Result<Recorded> {
         let outcome = match self {
             Store::Sqlite(pool) => {
                 // The first statement writes: SQLite's one writer is taken before the reads.
                 let mut tx = pool.begin().await?;
-                let r = record_in_tx!(sqlx::Sqlite, tx, run, results, messages);
+                let r = record_in_tx!(sqlx::Sqlite, tx, run, results, messages, durations);
                 tx.commit().await?;
                 r
             }
@@ -216,7 +218,7 @@ impl Store {
                     .bind(run.repository)
                     .execute(&mut *tx)
                     .await?;
-                let r = record_in_tx!(sqlx::Postgres, tx, run, results, messages);
+                let r = record_in_tx!(sqlx::Postgres, tx, run, results, messages, durations);
                 tx.commit().await?;
                 r
             }

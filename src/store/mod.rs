@@ -60,7 +60,9 @@ pub use history::{NewRun, Recorded, TokenRow};
 pub use payload::StoredPayload;
 pub use records::{AuditRow, WaiverRow, ms_to_rfc3339};
 pub use rerun::{NewSession, NewVerify, SessionRow, SideDone, SideRow, VerifyRow};
-pub use test_list::{Basis, FailureRow, TestPage, TestQuery, TestRow, TestSort};
+pub use test_list::{
+    Basis, FailureRow, MAX_WORDS, OnsetRow, TestPage, TestQuery, TestRow, TestSort,
+};
 
 pub use types::{ClaimedJob, InsertOutcome, JobCounts, JobRow, JobState, NewDelivery, NewJob};
 

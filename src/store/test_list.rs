@@ -6,7 +6,7 @@ use anyhow::Context as _;
 use sqlx::Row as _;
 
 use super::Store;
-use super::dashboard::{DASHBOARD_WINDOW, RepoSummary, SPARK_RUNS, window_marks};
+use super::dashboard::{DASHBOARD_WINDOW, RepoSummary, SPARK_RUNS};
 use crate::core::history::status::{Marks, STATUS_RANK_SQL, Status};
 use crate::core::history::window::Window;
 
@@ -76,6 +76,8 @@ pub struct TestQuery {
     /// The owner the file gives (any case).
     pub owner: Option<String>,
     pub sort: TestSort,
+    /// Search terms not understood (`tier:gold`): said on the page, matched by nothing.
+    pub unknown: Vec<String>,
     /// From 1.
     pub page: u32,
     pub per_page: u32,
@@ -98,6 +100,8 @@ pub struct Basis {
 /// One test on a page.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TestRow {
+    /// The test id (`test` too, as before).
+    pub id: String,
     pub test: String,
     /// The default branch's file's tier (the default tier when not listed).
     pub tier: String,
@@ -106,22 +110,63 @@ pub struct TestRow {
     /// The tier the history proposes, when it differs from `tier`.
     pub proposed_tier: Option<String>,
     pub status: Status,
+    /// Results counted over the dashboard's window (skips excluded).
     pub runs: i64,
+    /// Failed results (a failure that passed on a retry is `flaky`, not this).
     pub failures: i64,
+    /// Failed, then passed on a retry in the same run (or on the same commit).
+    pub flaky: i64,
+    /// Runs that skipped it, ever.
+    pub skipped: u64,
+    /// Passed on the first try: (runs - failures - flaky) / runs, the rate the tiers use.
     pub pass_rate: Option<f64>,
+    pub duration_p50_ms: Option<u64>,
+    pub duration_p95_ms: Option<u64>,
+    /// Where its current failing period began on the tracked branches.
+    pub onset: Option<OnsetRow>,
     pub owner: Option<String>,
     pub ticket: Option<String>,
     pub note: Option<String>,
     #[serde(skip)]
     pub pin: bool,
-    /// The last outcomes, oldest first: true for a failure.
-    pub recent: Vec<bool>,
+    /// The last outcomes, oldest first.
+    pub recent: Vec<crate::core::history::window::Counted>,
     pub updated_ms: i64,
     /// `YYYY-MM-DD` of the first and the last failure recorded.
     pub first_failure: Option<String>,
     pub last_failure: Option<String>,
     #[serde(skip)]
     pub window: Window,
+}
+
+/// A failing period's start, as the JSON gives it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct OnsetRow {
+    pub last_pass_sha: Option<String>,
+    pub first_fail_sha: String,
+    /// RFC 3339, UTC.
+    pub at: String,
+    #[serde(skip)]
+    pub at_ms: i64,
+    /// Results since it began, and how many failed.
+    pub results: u64,
+    pub failures: u64,
+}
+
+impl OnsetRow {
+    pub fn of(w: &Window) -> Option<OnsetRow> {
+        let o = w.onset.onset()?;
+        Some(OnsetRow {
+            at: chrono::DateTime::from_timestamp_millis(o.at_ms)
+                .unwrap_or_default()
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            at_ms: o.at_ms,
+            last_pass_sha: o.last_pass_sha,
+            first_fail_sha: o.first_fail_sha,
+            results: o.results,
+            failures: o.failures,
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -146,18 +191,34 @@ pub struct FailureRow {
     pub message: Option<String>,
 }
 
+/// Words of a search matched (each a part of the id, all of them: AND); more are not read.
+pub const MAX_WORDS: usize = 6;
+
 /// The filter of a page: parameters 1-7 are the repository, the default tier, the tier (`''`:
-/// any), a LIKE pattern of the id (`''`: any), the owner (`''`: any), the status rank (-1:
-/// any) and `broken_after`.
+/// any), a LIKE pattern of the id's first word (`''`: any), the owner (`''`: any), the status
+/// rank (-1: any) and `broken_after`; 8 to 12 the patterns of the other words (`''`: none).
 fn filter_sql() -> String {
+    let words: String = (0..MAX_WORDS)
+        .map(|i| {
+            let p = if i == 0 { 4 } else { 7 + i };
+            format!(" AND (${p} = '' OR LOWER(t.test) LIKE ${p} ESCAPE '\\')")
+        })
+        .collect();
     format!(
-        "t.repository = $1 AND ($3 = '' OR COALESCE(t.tier, $2) = $3) \
-         AND ($4 = '' OR LOWER(t.test) LIKE $4 ESCAPE '\\') \
+        "t.repository = $1 AND ($3 = '' OR COALESCE(t.tier, $2) = $3){words} \
          AND ($5 = '' OR EXISTS (SELECT 1 FROM reliability_entries e WHERE e.repository = t.repository \
               AND e.test = t.test AND LOWER(e.owner) = $5)) \
          AND ($6 < 0 OR {} = $6)",
         status_rank_sql()
     )
+}
+
+/// The LIKE pattern of word `i` of a search (`''` past its last).
+fn word_pattern(text: &str, i: usize) -> String {
+    text.split_whitespace()
+        .nth(i)
+        .map(like_pattern)
+        .unwrap_or_default()
 }
 
 /// `%text%` for LIKE, lower case, with `\`, `%` and `_` taken literally.
@@ -177,16 +238,21 @@ fn like_pattern(text: &str) -> String {
     p
 }
 
-/// The seven filter parameters, bound in order.
+/// The twelve filter parameters, bound in order.
 macro_rules! bind_filter {
     ($q:expr, $repo:expr, $basis:expr, $query:expr) => {
         $q.bind($repo)
             .bind($basis.default_tier.as_str())
             .bind($query.tier.clone().unwrap_or_default())
-            .bind(like_pattern(&$query.text))
+            .bind(word_pattern(&$query.text, 0))
             .bind($query.owner.as_deref().unwrap_or("").to_lowercase())
             .bind($query.status.map_or(-1, Status::rank))
             .bind(i64::from($basis.broken_after))
+            .bind(word_pattern(&$query.text, 1))
+            .bind(word_pattern(&$query.text, 2))
+            .bind(word_pattern(&$query.text, 3))
+            .bind(word_pattern(&$query.text, 4))
+            .bind(word_pattern(&$query.text, 5))
     };
 }
 
@@ -211,7 +277,7 @@ impl Store {
         let offset = i64::from(q.page.max(1) - 1) * per;
         // Safe: the parts not constant are `TestSort`'s fixed clauses and the fixed filter.
         let sql = format!(
-            "SELECT t.test FROM history_tests t WHERE {} ORDER BY {} LIMIT $8 OFFSET $9",
+            "SELECT t.test FROM history_tests t WHERE {} ORDER BY {} LIMIT $13 OFFSET $14",
             filter_sql(),
             q.sort.order_by()
         );
@@ -359,25 +425,34 @@ where
 {
     let win: Vec<u8> = r.try_get("win")?;
     let w = Window::decode(&win);
-    let [c_runs, c_fail, _, _] = window_marks(&w);
-    let runs = r.try_get::<Option<i64>, _>("runs")?.unwrap_or(c_runs);
-    let failures = r.try_get::<Option<i64>, _>("failures")?.unwrap_or(c_fail);
+    // One count per result, from the window itself: a flaky result is never also a failure.
+    let marks = Marks::of(&w, DASHBOARD_WINDOW);
+    let n = |x: u64| i64::try_from(x).unwrap_or(i64::MAX);
+    let (runs, flaky) = (n(marks.runs), n(marks.flakes));
+    let failures = n(marks.failures - marks.flakes);
     let tier: String = r.try_get("tier")?;
     let proposed: Option<String> = r.try_get("proposed")?;
+    let test: String = r.try_get("test")?;
     Ok(TestRow {
-        test: r.try_get("test")?,
+        id: test.clone(),
+        test,
         listed: r.try_get::<Option<String>, _>("listed_tier")?.is_some(),
         proposed_tier: proposed.filter(|p| *p != tier),
-        status: Marks::of(&w, DASHBOARD_WINDOW).status(u64::from(broken_after)),
+        status: marks.status(u64::from(broken_after)),
         tier,
         runs,
         failures,
-        pass_rate: (runs > 0).then(|| 1.0 - failures as f64 / runs as f64),
+        flaky,
+        skipped: w.skips,
+        pass_rate: (runs > 0).then(|| (runs - failures - flaky) as f64 / runs as f64),
+        duration_p50_ms: w.duration_percentile(50),
+        duration_p95_ms: w.duration_percentile(95),
+        onset: OnsetRow::of(&w),
         owner: r.try_get("owner")?,
         ticket: r.try_get("ticket")?,
         note: r.try_get("note")?,
         pin: r.try_get::<Option<i64>, _>("pin")?.unwrap_or(0) != 0,
-        recent: w.last(SPARK_RUNS).map(|o| o.failed()).collect(),
+        recent: w.last(SPARK_RUNS).collect(),
         updated_ms: r.try_get("updated_ms")?,
         first_failure: w.first_failure.clone(),
         last_failure: w.last_failure.clone(),
@@ -394,5 +469,17 @@ mod tests {
         assert_eq!(like_pattern(""), "");
         assert_eq!(like_pattern("Gamma"), "%gamma%");
         assert_eq!(like_pattern("a_b%c\\"), "%a\\_b\\%c\\\\%");
+    }
+
+    #[test]
+    fn each_word_of_a_search_is_its_own_pattern() {
+        assert_eq!(word_pattern("Why  Onset", 0), "%why%");
+        assert_eq!(word_pattern("Why  Onset", 1), "%onset%");
+        assert_eq!(word_pattern("Why  Onset", 2), "");
+        assert!(filter_sql().contains("$12"));
+        assert!(
+            !filter_sql().contains("$13"),
+            "13 and 14 are the page's limit and offset"
+        );
     }
 }

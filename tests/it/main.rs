@@ -29,4 +29,5 @@ mod rerun;
 mod test_ids;
 mod test_pages;
 mod verify;
+mod why;
 mod workflow_shell;

@@ -116,8 +116,12 @@ async fn a_tests_page_shows_each_failure_with_its_run_commit_pr_and_message(db: 
             .contains("href=\"https://github.com/acme/pool/actions/runs/9102\""),
         "the run links to its page"
     );
+    let listed = &page.body[page
+        .body
+        .find("id=\"failures\"")
+        .expect("the failures section")..];
     assert!(
-        page.body.find("run 9102") < page.body.find("run 9100"),
+        listed.find("run 9102") < listed.find("run 9100"),
         "newest first"
     );
     assert_eq!(

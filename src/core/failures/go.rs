@@ -419,6 +419,9 @@ struct Event<'a> {
     test: Option<&'a str>,
     #[serde(rename = "Output", default, borrow)]
     output: Option<std::borrow::Cow<'a, str>>,
+    /// Seconds the test took, on its pass, fail or skip event.
+    #[serde(rename = "Elapsed", default)]
+    elapsed: Option<f64>,
 }
 
 /// `go test -json` (test2json) events, one per line; other lines are ignored.
@@ -524,6 +527,10 @@ impl LineParser for Json {
         };
         self.seen = true;
         let pkg = e.package.unwrap_or("");
+        let ms = e
+            .elapsed
+            .filter(|s| s.is_finite() && (0.0..=31_536_000.0).contains(s))
+            .map(|s| (s * 1000.0).round() as u64);
         match (e.action, e.test) {
             ("output", test) => {
                 if let Some(text) = e.output.as_deref() {
@@ -545,6 +552,9 @@ impl LineParser for Json {
                     p.1 = true;
                 }
                 self.c.fail(Some(pkg), test);
+                if let Some(ms) = ms {
+                    self.c.duration(Some(pkg), test, ms);
+                }
                 if let Some(m) = self.printed.take(&format!("{pkg}\0{test}")) {
                     self.c.message(Some(pkg), test, &m);
                 }
@@ -559,6 +569,9 @@ impl LineParser for Json {
                     .contains(&(pkg.to_string(), test.to_string()))
                 {
                     self.c.pass(Some(pkg), test);
+                    if let Some(ms) = ms {
+                        self.c.duration(Some(pkg), test, ms);
+                    }
                 }
             }
             ("skip", Some(test)) => {

@@ -31,6 +31,8 @@ struct Case {
     in_failure: bool,
     /// The text of the failure element read so far (entities come as separate events).
     text: String,
+    /// Its `time` attribute, in milliseconds.
+    ms: Option<u64>,
 }
 
 /// The character an entity reference stands for (the five XML names and `&#…;`).
@@ -70,6 +72,12 @@ pub fn parse<R: BufRead>(reader: R, mut c: Collector) -> std::io::Result<Collect
             c.skip(pkg, name);
         } else {
             c.pass(pkg, name);
+        }
+        if let Some(ms) = case
+            .ms
+            .filter(|_| !case.skipped || case.failed || case.flaky)
+        {
+            c.duration(pkg, name, ms);
         }
     };
     loop {
@@ -200,6 +208,7 @@ fn new_case(e: &BytesStart<'_>, suites: &Suites) -> Case {
     Case {
         package,
         name,
+        ms: attr(e, b"time").as_deref().and_then(super::seconds_ms),
         ..Case::default()
     }
 }

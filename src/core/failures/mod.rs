@@ -115,6 +115,22 @@ pub struct TestResult {
     /// gave one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// How long it ran (every attempt of the report together), in milliseconds, when the
+    /// report said (JUnit `time`, `go test -json`'s `Elapsed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+}
+
+/// A duration in seconds as reports write it (`0.123`, `1,234.5`, `12s`) in milliseconds;
+/// `None` for anything else (negative, not finite, more than a year).
+pub(crate) fn seconds_ms(s: &str) -> Option<u64> {
+    let s = s.trim().trim_end_matches('s');
+    if s.is_empty() || s.len() > 32 {
+        return None;
+    }
+    let secs: f64 = s.replace(',', "").parse().ok()?;
+    (secs.is_finite() && (0.0..=31_536_000.0).contains(&secs))
+        .then(|| (secs * 1000.0).round() as u64)
 }
 
 /// Most bytes of a failure message kept.
@@ -208,6 +224,8 @@ struct Entry {
     cost: usize,
     /// The first failure's message.
     message: Option<String>,
+    /// Milliseconds its attempts took, when the report said.
+    duration_ms: Option<u64>,
 }
 
 impl Entry {
@@ -391,6 +409,15 @@ impl Collector {
         }
     }
 
+    /// How long one attempt of a test took (added to its other attempts'). A test not kept
+    /// (a pass without [`Collector::all`]) is not created for it.
+    pub fn duration(&mut self, package: Option<&str>, name: &str, ms: u64) {
+        if let Some(i) = self.entry(package, name, false) {
+            let d = &mut self.entries[i].duration_ms;
+            *d = Some(d.unwrap_or(0).saturating_add(ms));
+        }
+    }
+
     /// The failure message of a test that failed (the first one given is kept).
     pub fn message(&mut self, package: Option<&str>, name: &str, text: &str) {
         if text.trim().is_empty() {
@@ -476,6 +503,7 @@ impl Collector {
             retried: false,
             cost,
             message: None,
+            duration_ms: None,
         });
         self.index.insert_exact(&self.entries, i);
         self.index.insert_name(&self.entries, i, false);
@@ -498,6 +526,9 @@ impl Collector {
                 mine.fails += e.fails;
                 mine.skips += e.skips;
                 mine.retried |= e.retried;
+                if let Some(ms) = e.duration_ms {
+                    mine.duration_ms = Some(mine.duration_ms.unwrap_or(0).saturating_add(ms));
+                }
                 if mine.fails > 0 {
                     self.index.insert_name(&self.entries, i, true);
                 }
@@ -553,6 +584,7 @@ impl Collector {
             passes: e.passes + u32::from(e.retried && e.passes == 0),
             failures: e.fails,
             message: e.message.filter(|_| e.fails > 0),
+            duration_ms: e.duration_ms,
             test: e.test,
         }));
         Results { dropped, tests }

@@ -520,3 +520,34 @@ fn results_past_the_memory_budget_are_dropped_and_counted() {
     );
     assert_eq!(r.tests.len() + r.dropped, n);
 }
+
+#[test]
+fn durations_come_from_junit_time_and_go_json_elapsed() {
+    let durations = |text: &str, f: Format| -> Vec<(String, Option<u64>)> {
+        results_str(text, f)
+            .tests
+            .into_iter()
+            .map(|t| (t.test.id(), t.duration_ms))
+            .collect()
+    };
+    let junit = r#"<testsuite name="p"><testcase classname="p" name="A" time="0.145"/><testcase classname="p" name="B" time="1,234.5"><failure message="x">x</failure></testcase><testcase classname="p" name="S" time="0"><skipped/></testcase><testcase classname="p" name="N"/><testcase classname="p" name="Bad" time="-3"/></testsuite>"#;
+    assert_eq!(
+        durations(junit, Format::Junit),
+        [
+            ("p::A".to_string(), Some(145)),
+            ("p::B".to_string(), Some(1_234_500)),
+            ("p::S".to_string(), None),
+            ("p::N".to_string(), None),
+            ("p::Bad".to_string(), None),
+        ]
+    );
+    let json = "{\"Action\":\"pass\",\"Package\":\"p\",\"Test\":\"TestA\",\"Elapsed\":0.12}\n{\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"TestF\",\"Elapsed\":2}\n{\"Action\":\"pass\",\"Package\":\"p\",\"Test\":\"TestF\",\"Elapsed\":1.5}\n{\"Action\":\"pass\",\"Package\":\"p\",\"Test\":\"TestN\",\"Elapsed\":1e300}\n";
+    assert_eq!(
+        durations(json, Format::GoJson),
+        [
+            ("p::TestA".to_string(), Some(120)),
+            ("p::TestF".to_string(), Some(3500)),
+            ("p::TestN".to_string(), None),
+        ]
+    );
+}

@@ -3,6 +3,8 @@
 
 pub mod file;
 pub mod merged;
+pub mod onset;
+pub mod reasons;
 pub mod record;
 pub mod simulate;
 pub mod status;

@@ -121,6 +121,7 @@ mod tests {
     fn results(pass: usize, fail: usize, skip: usize) -> Vec<TestResult> {
         let r = |i: usize, outcome| TestResult {
             message: None,
+            duration_ms: None,
             test: FailedTest {
                 name: format!("T{i}"),
                 package: None,
@@ -206,27 +207,37 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    /// Applies a run's results; answers the tests whose windows moved.
+    /// Applies a run's results (of commit `sha`, recorded at `at_ms` on `day`, with the
+    /// durations its reports gave by test id); answers the tests whose windows moved. A skip
+    /// on a tracked branch is counted as a skip (never a result).
     pub fn apply<'a>(
         &mut self,
         class: RunClass,
         sha: &str,
         results: &'a [(String, Outcome)],
         day: &str,
+        at_ms: i64,
+        durations: &std::collections::HashMap<String, u64>,
     ) -> Vec<&'a str> {
         let mut moved = Vec::new();
         for (test, outcome) in results {
-            let entering = match class {
-                RunClass::Outage => None,
-                RunClass::Counted => counted(*outcome),
+            match class {
+                RunClass::Outage => {}
+                RunClass::Counted => {
+                    let w = self.windows.entry(test.clone()).or_default();
+                    match counted(*outcome) {
+                        Some(c) => w.push_run(c, day, sha, at_ms, durations.get(test).copied()),
+                        None => w.skip(),
+                    }
+                    moved.push(test.as_str());
+                }
                 RunClass::PullRequest => {
                     let seen = self.pr.entry((sha.to_string(), test.clone())).or_default();
-                    pr_result(seen, *outcome)
+                    if let Some(c) = pr_result(seen, *outcome) {
+                        self.windows.entry(test.clone()).or_default().push(c, day);
+                        moved.push(test.as_str());
+                    }
                 }
-            };
-            if let Some(c) = entering {
-                self.windows.entry(test.clone()).or_default().push(c, day);
-                moved.push(test.as_str());
             }
         }
         moved

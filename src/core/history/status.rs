@@ -98,9 +98,14 @@ impl Marks {
         m
     }
 
-    /// The status, with the file's `policy.broken_after`.
+    /// The status, with the file's `policy.broken_after`. A test that failed every result
+    /// since it first appeared is broken from its second (`broken_after` counts from the
+    /// first result).
     pub fn status(&self, broken_after: u64) -> Status {
-        if broken_after > 0 && self.tail_fails >= broken_after {
+        if broken_after > 0
+            && (self.tail_fails >= broken_after
+                || (self.tail_fails >= 2 && self.tail_fails == self.runs))
+        {
             Status::Broken
         } else if self.flakes > 0 || self.failures >= 2 {
             Status::Flaky
@@ -116,6 +121,7 @@ impl Marks {
 /// `$B` (replaced by the caller with its parameter number). Missing counts read as 0; a
 /// BIGINT on both backends.
 pub const STATUS_RANK_SQL: &str = "CAST(CASE WHEN $B > 0 AND COALESCE(t.tail_fails, 0) >= $B THEN 0 \
+    WHEN $B > 0 AND COALESCE(t.tail_fails, 0) >= 2 AND t.tail_fails = t.runs THEN 0 \
     WHEN COALESCE(t.flakes, 0) > 0 OR COALESCE(t.failures, 0) >= 2 THEN 1 \
     WHEN COALESCE(t.failures, 0) = 1 THEN 2 ELSE 3 END AS BIGINT)";
 
@@ -157,6 +163,26 @@ mod tests {
         assert_eq!(Marks::of(&w, 200).status(2), Status::Broken);
         assert_eq!(
             Marks::of(&w, 200).status(0),
+            Status::Flaky,
+            "0 turns broken off"
+        );
+    }
+
+    #[test]
+    fn a_test_failing_every_result_since_it_appeared_is_broken_from_its_second() {
+        assert_eq!(Marks::of(&window(&[F]), 200).status(10), Status::FailedOnce);
+        assert_eq!(Marks::of(&window(&[F, F]), 200).status(10), Status::Broken);
+        assert_eq!(
+            Marks::of(&window(&[P, F, F]), 200).status(10),
+            Status::Flaky
+        );
+        assert_eq!(
+            Marks::of(&window(&[K, F]), 200).status(10),
+            Status::Flaky,
+            "a flaky result passed"
+        );
+        assert_eq!(
+            Marks::of(&window(&[F, F]), 200).status(0),
             Status::Flaky,
             "0 turns broken off"
         );

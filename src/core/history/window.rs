@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::onset::{MAX_STARTS, Start, Tracker};
+
 /// Outcomes kept per test (more than any window a policy may ask for).
 pub const KEEP: usize = 1000;
 
@@ -49,7 +51,19 @@ pub struct Window {
     /// `YYYY-MM-DD` of the first and the last failure seen.
     pub first_failure: Option<String>,
     pub last_failure: Option<String>,
+    /// Runs that skipped it (not results: never in `recent` nor `total`).
+    pub skips: u64,
+    /// Milliseconds of its last [`DURATIONS_KEPT`] results that carried one, oldest first.
+    durations: std::collections::VecDeque<u32>,
+    /// Where its current failing period began.
+    pub onset: Tracker,
 }
+
+/// Durations kept per test (for p50 and p95).
+pub const DURATIONS_KEPT: usize = 100;
+
+/// The trailer's tag after the days (older summaries end at the days).
+const TRAILER: u8 = 0xA1;
 
 impl Window {
     /// Adds one result of a run on `day` (`YYYY-MM-DD`).
@@ -65,6 +79,44 @@ impl Window {
             }
             self.last_failure = Some(day.to_string());
         }
+    }
+
+    /// Adds one result of a tracked branch's run: its commit, when, and how long it took.
+    pub fn push_run(
+        &mut self,
+        outcome: Counted,
+        day: &str,
+        sha: &str,
+        at_ms: i64,
+        duration_ms: Option<u64>,
+    ) {
+        self.push(outcome, day);
+        self.onset.push(outcome.failed(), sha, at_ms);
+        if let Some(ms) = duration_ms {
+            if self.durations.len() == DURATIONS_KEPT {
+                self.durations.pop_front();
+            }
+            self.durations
+                .push_back(u32::try_from(ms).unwrap_or(u32::MAX));
+        }
+    }
+
+    /// A run that skipped it.
+    pub fn skip(&mut self) {
+        self.skips += 1;
+    }
+
+    /// The `p`-th percentile (0-100, nearest rank) of its kept durations, in ms.
+    pub fn duration_percentile(&self, p: u32) -> Option<u64> {
+        if self.durations.is_empty() {
+            return None;
+        }
+        let mut d: Vec<u32> = self.durations.iter().copied().collect();
+        d.sort_unstable();
+        let rank = (u64::from(p.min(100)) * d.len() as u64)
+            .div_ceil(100)
+            .max(1);
+        d.get(rank as usize - 1).map(|&ms| u64::from(ms))
     }
 
     /// The last `n` outcomes, oldest first.
@@ -114,7 +166,111 @@ impl Window {
             out.push(d.len().min(32) as u8);
             out.extend_from_slice(&d.as_bytes()[..d.len().min(32)]);
         }
+        if self.skips > 0 || !self.durations.is_empty() || !self.onset.is_empty() {
+            self.encode_trailer(&mut out);
+        }
         out
+    }
+
+    /// Skips, durations and the onset's state, after the days.
+    fn encode_trailer(&self, out: &mut Vec<u8>) {
+        fn text(out: &mut Vec<u8>, s: Option<&str>) {
+            match s {
+                None => out.push(0xFF),
+                Some(s) => {
+                    let n = s.len().min(super::onset::MAX_SHA);
+                    out.push(n as u8);
+                    out.extend_from_slice(&s.as_bytes()[..n]);
+                }
+            }
+        }
+        out.push(TRAILER);
+        out.extend_from_slice(&self.skips.to_le_bytes());
+        out.extend_from_slice(&(self.durations.len() as u16).to_le_bytes());
+        for d in &self.durations {
+            out.extend_from_slice(&d.to_le_bytes());
+        }
+        let o = &self.onset;
+        text(out, o.last_pass_sha.as_deref());
+        out.extend_from_slice(&o.results.to_le_bytes());
+        out.extend_from_slice(&o.failures.to_le_bytes());
+        out.push(u8::from(o.failing));
+        out.push(o.starts.len() as u8);
+        for s in &o.starts {
+            text(out, s.last_pass_sha.as_deref());
+            text(out, Some(&s.first_fail_sha));
+            out.extend_from_slice(&s.at_ms.to_le_bytes());
+            out.extend_from_slice(&s.results_before.to_le_bytes());
+            out.extend_from_slice(&s.failures_before.to_le_bytes());
+        }
+    }
+
+    /// Reads the trailer; `None` when damaged (the window keeps its outcomes then).
+    fn decode_trailer(bytes: &[u8]) -> Option<(u64, std::collections::VecDeque<u32>, Tracker)> {
+        struct Reader<'a>(&'a [u8], usize);
+        impl Reader<'_> {
+            fn take(&mut self, n: usize) -> Option<&[u8]> {
+                let b = self.0.get(self.1..self.1.checked_add(n)?)?;
+                self.1 += n;
+                Some(b)
+            }
+            fn u8(&mut self) -> Option<u8> {
+                self.take(1).map(|b| b[0])
+            }
+            fn u64(&mut self) -> Option<u64> {
+                Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+            }
+            fn text(&mut self) -> Option<Option<String>> {
+                let n = self.u8()?;
+                if n == 0xFF {
+                    return Some(None);
+                }
+                let b = self.take(usize::from(n))?;
+                Some(Some(std::str::from_utf8(b).ok()?.to_string()))
+            }
+        }
+        let mut r = Reader(bytes, 0);
+        if r.u8()? != TRAILER {
+            return None;
+        }
+        let skips = r.u64()?;
+        let n = usize::from(u16::from_le_bytes(r.take(2)?.try_into().ok()?));
+        if n > DURATIONS_KEPT {
+            return None;
+        }
+        let mut durations = std::collections::VecDeque::with_capacity(n);
+        for _ in 0..n {
+            durations.push_back(u32::from_le_bytes(r.take(4)?.try_into().ok()?));
+        }
+        let last_pass_sha = r.text()?;
+        let results = r.u64()?;
+        let failures = r.u64()?;
+        let failing = r.u8()? != 0;
+        let k = usize::from(r.u8()?);
+        if k > MAX_STARTS {
+            return None;
+        }
+        let mut starts = std::collections::VecDeque::with_capacity(k);
+        for _ in 0..k {
+            let last_pass_sha = r.text()?;
+            let first_fail_sha = r.text()??;
+            let at_ms = r.u64()? as i64;
+            starts.push_back(Start {
+                last_pass_sha,
+                first_fail_sha,
+                at_ms,
+                results_before: r.u64()?,
+                failures_before: r.u64()?,
+            });
+        }
+        let onset = Tracker {
+            last_pass_sha,
+            results,
+            failures,
+            failing,
+            starts,
+        };
+        Some((skips, durations, onset))
     }
 
     /// Reads the compact form; damaged bytes give an empty summary, never a panic.
@@ -142,11 +298,19 @@ impl Window {
         };
         let first_failure = day()?;
         let last_failure = day()?;
+        let (skips, durations, onset) = bytes
+            .get(at..)
+            .filter(|rest| !rest.is_empty())
+            .and_then(Self::decode_trailer)
+            .unwrap_or_default();
         Some(Window {
             recent,
             total,
             first_failure,
             last_failure,
+            skips,
+            durations,
+            onset,
         })
     }
 }
@@ -193,6 +357,65 @@ mod tests {
         assert!(w.failing_last(3) && !w.failing_last(4));
         w.push(Counted::Flaky, "d");
         assert!(!w.failing_last(1), "a flaky result passed in the end");
+    }
+
+    #[test]
+    fn skips_durations_and_the_onset_round_trip_and_an_older_summary_still_reads() {
+        let mut w = Window::default();
+        for i in 0..250u64 {
+            let o = if i >= 240 {
+                Counted::Fail
+            } else {
+                Counted::Pass
+            };
+            w.push_run(
+                o,
+                "2026-11-30",
+                &format!("{i:040x}"),
+                i as i64,
+                Some(100 + i),
+            );
+            w.skip();
+        }
+        let back = Window::decode(&w.encode());
+        assert_eq!(back, w);
+        assert_eq!(back.skips, 250);
+        assert_eq!(back.durations.len(), DURATIONS_KEPT);
+        let onset = back.onset.onset().expect("failing since the 240th");
+        assert_eq!(onset.first_fail_sha, format!("{:040x}", 240));
+        // A summary written before the trailer existed: the same outcomes, no extras.
+        let mut old = Window::default();
+        old.push(Counted::Fail, "2026-11-30");
+        let bytes = old.encode();
+        assert_eq!(Window::decode(&bytes), old);
+        // A damaged trailer loses the extras, never the outcomes.
+        let mut bytes = w.encode();
+        let cut = bytes.len() - 5;
+        bytes.truncate(cut);
+        let partial = Window::decode(&bytes);
+        assert_eq!(partial.total, 250);
+        assert_eq!((partial.skips, partial.onset.is_empty()), (0, true));
+    }
+
+    #[test]
+    fn duration_percentiles_are_nearest_rank_of_what_was_kept() {
+        let mut w = Window::default();
+        assert_eq!(w.duration_percentile(50), None);
+        for (i, ms) in [190, 100, 180, 110, 170, 120, 160, 130, 150, 140]
+            .into_iter()
+            .enumerate()
+        {
+            w.push_run(Counted::Pass, "d", "s", i as i64, Some(ms));
+        }
+        assert_eq!(w.duration_percentile(50), Some(140));
+        assert_eq!(w.duration_percentile(95), Some(190));
+        assert_eq!(w.duration_percentile(0), Some(100));
+        w.push_run(Counted::Pass, "d", "s", 11, None);
+        assert_eq!(
+            w.duration_percentile(100),
+            Some(190),
+            "a result without a time adds none"
+        );
     }
 
     #[test]

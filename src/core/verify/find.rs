@@ -301,6 +301,7 @@ pub(crate) mod tests {
             passes: u32::from(outcome == TestOutcome::Pass),
             failures: u32::from(outcome == TestOutcome::Fail),
             message: message.map(str::to_string),
+            duration_ms: None,
         }
     }
 
