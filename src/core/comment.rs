@@ -29,6 +29,8 @@ pub struct Row {
     pub ticket: Option<String>,
     pub note: Option<String>,
     pub flaky: bool,
+    /// Where its current failing period began on the tracked branches, as the file says.
+    pub onset: Option<super::reliability::FileOnset>,
     /// The line pointing at a rerun session of this test (markdown), when one runs.
     pub session: Option<String>,
 }
@@ -144,6 +146,7 @@ fn row_of(id: &str, package: Option<&str>, name: &str, file: &ReliabilityFile) -
         ticket: entry.and_then(|e| e.ticket.clone()),
         note: entry.and_then(|e| e.note.clone()),
         flaky: false,
+        onset: entry.and_then(|e| e.onset.clone()),
         session: None,
     }
 }
@@ -165,6 +168,28 @@ pub fn instruction(row: &Row) -> String {
             )
         }
     }
+}
+
+/// The line saying since when the test fails on the tracked branches: a failure that began
+/// there before this change is not this change's.
+pub fn onset_line(o: &super::reliability::FileOnset) -> String {
+    let short = |s: &str| -> String { s.chars().take(7).collect() };
+    let day: String = o.at.chars().take(10).collect();
+    let since = match &o.last_pass_sha {
+        Some(lp) => format!(
+            "last passed at `{}`, first failed at `{}`",
+            md(&short(lp)),
+            md(&short(&o.first_fail_sha))
+        ),
+        None => format!(
+            "failing since it first appeared, at `{}`",
+            md(&short(&o.first_fail_sha))
+        ),
+    };
+    format!(
+        "Failing on the tracked branches since {} ({since}): the failure began there, before this run.",
+        md(&day)
+    )
 }
 
 /// One check's section.
@@ -211,6 +236,9 @@ pub fn section(check: &str, sha: &str, rows: &[Row], file_error: Option<&str>) -
     s.push('\n');
     for r in rows {
         let _ = writeln!(s, "- {}: {}", name(&r.id), instruction(r));
+        if let Some(o) = &r.onset {
+            let _ = writeln!(s, "\n  {}", onset_line(o));
+        }
         if let Some(p) = &r.session {
             let _ = writeln!(s, "\n  {p}");
         }
@@ -380,8 +408,26 @@ mod tests {
             ticket: Some("PLAT-1182".into()),
             note: Some("Checkout deadline too tight for shared runners.".into()),
             flaky: false,
+            onset: None,
             session: None,
         }
+    }
+
+    #[test]
+    fn a_failure_that_began_on_the_tracked_branches_says_since_when() {
+        let mut r = row(Tier::Probation, true);
+        r.onset = Some(crate::core::reliability::FileOnset {
+            last_pass_sha: Some("abc1234def5678abc1234def5678abc1234def56".into()),
+            first_fail_sha: "0123456789abcdef0123456789abcdef01234567".into(),
+            at: "2026-11-20T09:00:00Z".into(),
+        });
+        let s = section("ci / test", "f00dbeef", &[r.clone()], None);
+        assert!(
+            s.contains("Failing on the tracked branches since 2026-11-20 (last passed at `abc1234`, first failed at `0123456`)"),
+            "{s}"
+        );
+        r.onset = None;
+        assert!(!section("ci / test", "f00dbeef", &[r], None).contains("Failing on the tracked"));
     }
 
     #[test]

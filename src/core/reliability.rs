@@ -73,6 +73,20 @@ pub struct TestEntry {
     pub last_failure: Option<String>,
     #[serde(default)]
     pub broken: Option<bool>,
+    /// Where its current failing period began on the tracked branches (the history writes it).
+    #[serde(default)]
+    pub onset: Option<FileOnset>,
+}
+
+/// A failing period's start as the reliability file keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+pub struct FileOnset {
+    /// The last passing commit before it (none: failing since it first appeared).
+    #[serde(default)]
+    pub last_pass_sha: Option<String>,
+    pub first_fail_sha: String,
+    /// RFC 3339, UTC.
+    pub at: String,
 }
 
 impl TestEntry {
@@ -91,6 +105,7 @@ impl TestEntry {
             pin: None,
             last_failure: None,
             broken: None,
+            onset: None,
         }
     }
 }

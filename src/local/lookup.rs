@@ -19,6 +19,8 @@ pub struct Lookup {
     pub owner: Option<String>,
     pub ticket: Option<String>,
     pub note: Option<String>,
+    /// Where its current failing period began on the tracked branches, when the file says.
+    pub onset: Option<reliability::FileOnset>,
     pub instruction: String,
     /// What `repro-gate test` does with its failure in CI.
     pub in_ci: String,
@@ -42,7 +44,8 @@ pub fn lookup(test: &str, text: &str) -> Result<Lookup, String> {
         pass_rate: row.pass_rate,
         owner: row.owner,
         ticket: row.ticket,
-        note: row.note,
+        note: row.note.clone(),
+        onset: row.onset,
     })
 }
 

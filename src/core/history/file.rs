@@ -162,6 +162,14 @@ pub fn render(file: &ReliabilityFile) -> String {
         if t.broken == Some(true) {
             let _ = writeln!(s, "    broken: true");
         }
+        if let Some(o) = &t.onset {
+            let _ = writeln!(s, "    onset:");
+            if let Some(lp) = &o.last_pass_sha {
+                let _ = writeln!(s, "      last_pass_sha: {}", q(lp));
+            }
+            let _ = writeln!(s, "      first_fail_sha: {}", q(&o.first_fail_sha));
+            let _ = writeln!(s, "      at: {}", q(&o.at));
+        }
         for (key, v) in [
             ("owner", &t.owner),
             ("ticket", &t.ticket),
@@ -351,5 +359,55 @@ mod tests {
         let body = pr_body(&built.changes, &existing.policy);
         let at = body.find("services/pool::TestA").unwrap();
         assert!(body[at..].starts_with("services/pool::TestA`: **trusted** → **probation**: 3 failures in the last 30 runs: 10.0 % > 2 %"), "{body}");
+    }
+
+    #[test]
+    fn the_built_file_says_since_when_a_test_fails_and_lookup_reads_it() {
+        let mut w = Window::default();
+        for i in 0..30i64 {
+            let o = if i >= 25 {
+                Counted::Fail
+            } else {
+                Counted::Pass
+            };
+            w.push_run(
+                o,
+                "2026-11-30",
+                &format!("{i:040x}"),
+                1_764_547_200_000 + i * 86_400_000,
+                None,
+            );
+        }
+        let built = build(
+            &ReliabilityFile::default(),
+            [TestHistory {
+                id: "svc::TestDrain",
+                window: &w,
+                since_change: None,
+            }],
+            &Proposals::new(),
+        );
+        let text = render(&built.file);
+        let back = reliability::parse(&text).expect("the written file parses");
+        let o = back.tests[0].onset.clone().expect("an onset");
+        assert_eq!(o.last_pass_sha, Some(format!("{:040x}", 24)));
+        assert_eq!(o.first_fail_sha, format!("{:040x}", 25));
+        assert_eq!(o.at, "2025-12-26T00:00:00Z");
+        let l = crate::local::lookup::lookup("svc::TestDrain", &text).expect("lookup");
+        assert_eq!(l.onset, Some(o));
+        // A test that passes again loses it at the next build.
+        for i in 30..40i64 {
+            w.push_run(Counted::Pass, "2026-12-01", &format!("{i:040x}"), i, None);
+        }
+        let built = build(
+            &back,
+            [TestHistory {
+                id: "svc::TestDrain",
+                window: &w,
+                since_change: None,
+            }],
+            &Proposals::new(),
+        );
+        assert_eq!(built.file.tests[0].onset, None);
     }
 }

@@ -106,6 +106,17 @@ pub fn decide(policy: &Policy, existing: Option<&TestEntry>, h: &TestHistory<'_>
         .or_else(|| h.window.first_failure.clone());
     entry.last_failure = h.window.last_failure.clone().or(entry.last_failure.clone());
     entry.broken = broken.then_some(true);
+    entry.onset = h
+        .window
+        .onset
+        .onset()
+        .map(|o| crate::core::reliability::FileOnset {
+            last_pass_sha: o.last_pass_sha,
+            first_fail_sha: o.first_fail_sha,
+            at: chrono::DateTime::from_timestamp_millis(o.at_ms)
+                .unwrap_or_default()
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        });
     let change = reason.filter(|_| tier != start).map(|reason| Change {
         id: entry.id.clone(),
         from: start,
@@ -152,6 +163,7 @@ mod tests {
             pin: None,
             last_failure: None,
             broken: None,
+            onset: None,
         }
     }
 
