@@ -151,6 +151,183 @@ pub fn results_strip(outcomes: &[Counted]) -> Markup {
     }
 }
 
+/// One day of a trend: its date and counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Day {
+    /// Days since 1970-01-01 (UTC).
+    pub day: i32,
+    pub results: u64,
+    pub failed: u64,
+    pub flaky: u64,
+    /// Results with a duration, and their total in ms.
+    pub timed: u64,
+    pub ms_total: u64,
+}
+
+fn date_of(day: i32) -> String {
+    (chrono::NaiveDate::default() + chrono::TimeDelta::days(i64::from(day)))
+        .format("%Y-%m-%d")
+        .to_string()
+}
+
+/// The `span` days ending on `last_day`, each with what `days` has for it (zero otherwise): the
+/// time axis is true, a day without runs is a gap.
+pub fn span(days: &[Day], last_day: i32, n: i32) -> Vec<Day> {
+    let by: std::collections::HashMap<i32, Day> = days.iter().map(|d| (d.day, *d)).collect();
+    (last_day - n + 1..=last_day)
+        .map(|d| {
+            by.get(&d).copied().unwrap_or(Day {
+                day: d,
+                ..Day::default()
+            })
+        })
+        .collect()
+}
+
+/// Bars over days with a labelled value axis (`y_title`, 0 and the top value) and a dated time
+/// axis (first, middle and last day, UTC). Each bar's segments stack: (class, value, tooltip).
+fn day_bars(
+    title: &str,
+    y_title: &str,
+    days: &[Day],
+    segments: &dyn Fn(&Day) -> Vec<(&'static str, f64, String)>,
+    top_label: &dyn Fn(f64) -> String,
+    legend: &[(&str, &str)],
+    summary: String,
+) -> Markup {
+    let n = days.len().max(1) as u64;
+    let (bw, gap, h, left, top, bottom) = (6u64, 2u64, 100u64, 44u64, 12u64, 34u64);
+    let width = left + n * (bw + gap) + 8;
+    let stacks: Vec<Vec<(&'static str, f64, String)>> = days.iter().map(segments).collect();
+    let max = stacks
+        .iter()
+        .map(|s| s.iter().map(|x| x.1).sum::<f64>())
+        .fold(0.0f64, f64::max);
+    let max = if max > 0.0 { max } else { 1.0 };
+    let mut rects = Vec::new();
+    for (i, st) in stacks.iter().enumerate() {
+        let x = left + i as u64 * (bw + gap);
+        let mut y = (top + h) as f64;
+        for (class, v, tip) in st {
+            if *v > 0.0 {
+                let bh = (v / max * h as f64).max(1.5);
+                y -= bh;
+                rects.push((x, y, bh, *class, tip.clone()));
+            }
+        }
+    }
+    let ticks: Vec<usize> = if days.len() > 2 {
+        vec![0, days.len() / 2, days.len() - 1]
+    } else {
+        (0..days.len()).collect()
+    };
+    html! {
+        figure class="chart trend" {
+            svg role="img" aria-label=(summary) viewBox={"0 0 " (width) " " (top + h + bottom)} preserveAspectRatio="xMinYMin meet" {
+                title { (summary) }
+                text x="10" y=(top + h / 2) class="axis" text-anchor="middle" transform={"rotate(-90 10 " (top + h / 2) ")"} { (y_title) }
+                text x=(left - 4) y=(top + 4) class="axis" text-anchor="end" { (top_label(max)) }
+                text x=(left - 4) y=(top + h) class="axis" text-anchor="end" { (top_label(0.0)) }
+                line x1=(left) y1=(top) x2=(left) y2=(top + h) class="base" {}
+                @for (x, y, bh, class, tip) in &rects {
+                    rect class=(class) x=(x) y=(format!("{y:.1}")) width=(bw) height=(format!("{bh:.1}")) { title { (tip) } }
+                }
+                line x1=(left) y1=(top + h) x2=(width) y2=(top + h) class="base" {}
+                @for i in &ticks {
+                    text x=(left + *i as u64 * (bw + gap) + bw / 2) y=(top + h + 14) class="axis" text-anchor="middle" { (date_of(days[*i].day).get(5..).unwrap_or("")) }
+                }
+                text x=(left + n * (bw + gap) / 2) y=(top + h + 30) class="axis" text-anchor="middle" { "day (UTC), " (days.first().map(|d| date_of(d.day)).unwrap_or_default()) " to " (days.last().map(|d| date_of(d.day)).unwrap_or_default()) }
+            }
+            figcaption {
+                (title)
+                ul class="legend" { @for (class, name) in legend { li { span class={"swatch " (class)} {} (name) } } }
+            }
+        }
+    }
+}
+
+/// Failure rate per day: failed and flaky results as a share of the day's results.
+pub fn failure_rate_chart(title: &str, days: &[Day]) -> Markup {
+    let (res, failed, flaky) = days.iter().fold((0, 0, 0), |(r, f, k), d| {
+        (r + d.results, f + d.failed, k + d.flaky)
+    });
+    let summary = format!(
+        "{title}: {failed} failed and {flaky} flaky of {res} results over {} days",
+        days.len()
+    );
+    let seg = |d: &Day| -> Vec<(&'static str, f64, String)> {
+        if d.results == 0 {
+            return Vec::new();
+        }
+        let pct = |n: u64| n as f64 * 100.0 / d.results as f64;
+        let date = date_of(d.day);
+        vec![
+            (
+                "fail",
+                pct(d.failed),
+                format!(
+                    "{date}: {} of {} failed ({:.1} %)",
+                    d.failed,
+                    d.results,
+                    pct(d.failed)
+                ),
+            ),
+            (
+                "flaky",
+                pct(d.flaky),
+                format!(
+                    "{date}: {} of {} flaky ({:.1} %)",
+                    d.flaky,
+                    d.results,
+                    pct(d.flaky)
+                ),
+            ),
+        ]
+    };
+    day_bars(
+        title,
+        "failure rate",
+        days,
+        &seg,
+        &|v| format!("{v:.0} %"),
+        &[("fail", "failed"), ("flaky", "flaky (passed on a retry)")],
+        summary,
+    )
+}
+
+/// Mean duration per day of the results that carried one.
+pub fn duration_chart(title: &str, days: &[Day]) -> Markup {
+    let timed: u64 = days.iter().map(|d| d.timed).sum();
+    let summary = format!(
+        "{title}: mean per day of {timed} timed results over {} days",
+        days.len()
+    );
+    let seg = |d: &Day| -> Vec<(&'static str, f64, String)> {
+        if d.timed == 0 {
+            return Vec::new();
+        }
+        let mean = d.ms_total as f64 / d.timed as f64;
+        vec![(
+            "time",
+            mean,
+            format!(
+                "{}: mean {mean:.0} ms of {} results",
+                date_of(d.day),
+                d.timed
+            ),
+        )]
+    };
+    day_bars(
+        title,
+        "mean ms",
+        days,
+        &seg,
+        &|v| format!("{v:.0} ms"),
+        &[("time", "mean duration")],
+        summary,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +344,58 @@ mod tests {
         assert_eq!(s.matches("class=\"flaky\"").count(), 1);
         assert!(s.contains("0 failed, 1 flaky"), "{s}");
         assert!(sparkline(&[]).into_string().contains("no runs recorded"));
+    }
+
+    #[test]
+    fn a_failure_rate_chart_has_dated_and_labelled_axes_and_gaps_for_days_without_runs() {
+        let days = span(
+            &[
+                Day {
+                    day: 20_000,
+                    results: 10,
+                    failed: 2,
+                    flaky: 1,
+                    ..Day::default()
+                },
+                Day {
+                    day: 20_002,
+                    results: 4,
+                    failed: 0,
+                    flaky: 0,
+                    ..Day::default()
+                },
+            ],
+            20_002,
+            3,
+        );
+        assert_eq!(days.len(), 3);
+        assert_eq!(days[1].results, 0, "a day without runs is a gap");
+        let s = failure_rate_chart("Failure rate per day", &days).into_string();
+        assert!(
+            s.contains("failure rate"),
+            "the value axis is labelled: {s}"
+        );
+        assert!(s.contains("day (UTC), 2024-10-04 to 2024-10-06"), "{s}");
+        assert!(s.contains("2024-10-04: 2 of 10 failed (20.0 %)"), "{s}");
+        assert!(
+            s.contains("2 failed and 1 flaky of 14 results over 3 days"),
+            "{s}"
+        );
+        assert!(
+            s.contains(">30 %<"),
+            "the top of the axis is the highest day: {s}"
+        );
+        let d = duration_chart(
+            "Duration",
+            &[Day {
+                day: 1,
+                timed: 2,
+                ms_total: 300,
+                ..Day::default()
+            }],
+        )
+        .into_string();
+        assert!(d.contains("mean 150 ms of 2 results"), "{d}");
     }
 
     #[test]

@@ -57,6 +57,34 @@ pub struct RepoView {
     pub pull_request: Option<(i64, i64)>,
     pub sessions: Vec<SessionLine>,
     pub gate_weeks: Vec<GateWeek>,
+    /// The repository's results per day, the last [`TREND_DAYS`] days.
+    #[serde(skip)]
+    pub trend: Vec<super::charts::Day>,
+}
+
+/// Days the trend charts show.
+pub const TREND_DAYS: i32 = 30;
+
+/// Today, in days since 1970-01-01 (UTC).
+pub fn today(now_ms: i64) -> i32 {
+    i32::try_from(now_ms.div_euclid(86_400_000)).unwrap_or(0)
+}
+
+/// A test's days for its trend charts.
+pub fn test_days(w: &crate::core::history::window::Window, now_ms: i64) -> Vec<super::charts::Day> {
+    let days: Vec<super::charts::Day> = w
+        .days
+        .iter()
+        .map(|d| super::charts::Day {
+            day: d.day,
+            results: u64::from(d.results),
+            failed: u64::from(d.failed),
+            flaky: u64::from(d.flaky),
+            timed: u64::from(d.timed),
+            ms_total: d.ms_total,
+        })
+        .collect();
+    super::charts::span(&days, today(now_ms), TREND_DAYS)
 }
 
 /// `/dashboard`: each readable repository with its counts and recent tier changes.
@@ -265,12 +293,34 @@ pub async fn repo_view(
     let (p, read) = policy(d, repo).await?;
     let b = basis(&p);
     let counts = d.store.tier_counts(repo, &b).await?;
-    let page = d.store.test_page(repo, &b, &counts, &query).await?;
+    let mut query = query;
+    let mut page = d.store.test_page(repo, &b, &counts, &query).await?;
+    // Past the last page: the last page, not an empty table.
+    let last = page.total.div_ceil(u64::from(query.per_page.max(1))).max(1);
+    if u64::from(query.page) > last {
+        query.page = u32::try_from(last).unwrap_or(1);
+        page = d.store.test_page(repo, &b, &counts, &query).await?;
+    }
     let since = week_start(now) - (WEEKS as i64 - 1) * WEEK_MS;
     let changes = d.store.tier_changes(repo, since, 2000).await?;
     let proposals = d.store.open_proposals(repo, &b.default_tier, 50).await?;
     let outcomes = d.store.gate_outcomes(repo, since).await?;
     let sessions = d.store.recent_sessions(repo, "", 20).await?;
+    let first_day = today(now) - TREND_DAYS + 1;
+    let days: Vec<super::charts::Day> = d
+        .store
+        .repo_days(repo, i64::from(first_day) * 86_400_000)
+        .await?
+        .into_iter()
+        .map(|(day, n, f, k)| super::charts::Day {
+            day: i32::try_from(day).unwrap_or(0),
+            results: n.max(0) as u64,
+            failed: f.max(0) as u64,
+            flaky: k.max(0) as u64,
+            ..super::charts::Day::default()
+        })
+        .collect();
+    let trend = super::charts::span(&days, today(now), TREND_DAYS);
     Ok(RepoView {
         repository: repo.to_string(),
         web_url: d.oauth.web_url().to_string(),
@@ -286,6 +336,7 @@ pub async fn repo_view(
         sessions: sessions.into_iter().map(session_line).collect(),
         gate_weeks: gate_weeks(&outcomes, now),
         page,
+        trend,
     })
 }
 

@@ -6,7 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
-use super::charts::{Series, sparkline, stacked_bars};
+use super::charts::{Series, failure_rate_chart, sparkline, stacked_bars};
 use super::data::{IndexView, RepoView, SessionLine};
 use super::when::{relative, rfc3339, utc};
 use crate::core::history::status::Status;
@@ -71,14 +71,13 @@ pub(super) fn tier_badge(tier: &str) -> Markup {
     html! { span class={"tier " (tier)} { (tier) } }
 }
 
+/// Tier counts, each a link to the repository's tests of that tier.
 fn counts(c: &crate::store::RepoSummary) -> Markup {
     html! {
         span class="counts" {
-            span class="tier quarantined" { (c.quarantined) " quarantined" }
-            " "
-            span class="tier probation" { (c.probation) " probation" }
-            " "
-            span class="tier trusted" { (c.trusted) " trusted" }
+            @for t in TIERS {
+                a class={"tier " (t)} href={"/dashboard/" (c.repository) "?tier=" (t)} { (c.of_tier(t)) " " (t) } " "
+            }
         }
     }
 }
@@ -97,7 +96,25 @@ pub fn test_href(repo: &str, test: &str) -> String {
 
 /// A test id, linked to its page.
 pub(super) fn test_link(repo: &str, test: &str) -> Markup {
-    html! { a class="id" href=(test_href(repo, test)) { code { (test) } } }
+    html! { a class="id" href=(test_href(repo, test)) title=(test) { code { (breakable(test)) } } }
+}
+
+/// An id that a narrow column breaks after its separators (`/`, `::`, `.`, `_`, `-`, `›`), not
+/// mid-word: a `<wbr>` after each.
+pub(super) fn breakable(id: &str) -> Markup {
+    let mut parts: Vec<&str> = Vec::new();
+    let mut start = 0;
+    for (i, c) in id.char_indices() {
+        let next = i + c.len_utf8();
+        let sep = matches!(c, '/' | '.' | '_' | '-' | '›' | '#')
+            || (c == ':' && !id[next..].starts_with(':'));
+        if sep && next < id.len() {
+            parts.push(&id[start..next]);
+            start = next;
+        }
+    }
+    parts.push(&id[start..]);
+    html! { @for (i, p) in parts.iter().enumerate() { @if i > 0 { wbr; } (p) } }
 }
 
 /// A ticket: a link when it is an http(s) URL or `#N` (an issue of the repository).
@@ -146,8 +163,8 @@ pub fn index(v: &IndexView) -> Markup {
                         @for (r, changes) in &v.repos {
                             tr {
                                 th scope="row" { a href={"/dashboard/" (r.repository)} { (r.repository) } }
-                                td { (counts(r)) br; (status_counts(r)) }
-                                td {
+                                td data-label="Tests" { (counts(r)) br; (status_counts(r)) }
+                                td data-label="Tier changes, 30 days" {
                                     @if changes.is_empty() { "none" } @else {
                                         ul class="changes" {
                                             @for c in changes {
@@ -209,12 +226,12 @@ pub fn query_link(repo: &str, q: &TestQuery, l: Link<'_>) -> String {
     format!("/dashboard/{repo}?{}", out.join("&"))
 }
 
-/// Status counts; on the repository page each links to its filter.
+/// Status counts, each a link to the repository's tests of that status.
 fn status_counts(c: &crate::store::RepoSummary) -> Markup {
     html! {
         span class="counts" {
             @for s in Status::ALL {
-                span class={"status " (s.as_str())} { (c.of_status(s)) " " (s.label()) } " "
+                a class={"status " (s.as_str())} href={"/dashboard/" (c.repository) "?status=" (s.as_str())} { (c.of_status(s)) " " (s.label()) } " "
             }
         }
     }
@@ -447,6 +464,12 @@ pub fn repo(v: &RepoView, login: &str) -> Markup {
                     }
                 }
             }
+            @if v.counts.tests() > 0 {
+                section aria-labelledby="trend" {
+                    h2 id="trend" { "Failure rate" }
+                    (failure_rate_chart("Failed and flaky results per day on the tracked branches, as a share of the day's reported results (outages left out)", &v.trend))
+                }
+            }
             div class="grid" {
                 section aria-labelledby="changes" {
                     h2 id="changes" { "Tier changes merged" }
@@ -579,6 +602,17 @@ pub(super) mod tests {
             },
             default_tier: "probation".into(),
             file_read_ms: Some(NOW - 120_000),
+            trend: super::super::charts::span(
+                &[super::super::charts::Day {
+                    day: 20_422,
+                    results: 12,
+                    failed: 2,
+                    flaky: 1,
+                    ..Default::default()
+                }],
+                20_422,
+                30,
+            ),
             counts: RepoSummary {
                 repository: "acme/pool".into(),
                 trusted: 1,
@@ -724,6 +758,22 @@ pub(super) mod tests {
             html.contains("/dashboard/acme/pool/tests/pool%3A%3ATest%3CGamma%3E%26%22x%22"),
             "an id is one encoded path segment"
         );
+    }
+
+    #[test]
+    fn ids_break_after_their_separators_never_mid_word() {
+        let b = |id: &str| breakable(id).into_string();
+        assert_eq!(
+            b("services/pool::TestAcquire"),
+            "services/<wbr>pool::<wbr>TestAcquire"
+        );
+        assert_eq!(
+            b("tests/test_api.py::TestX::test_y"),
+            "tests/<wbr>test_<wbr>api.<wbr>py::<wbr>TestX::<wbr>test_<wbr>y"
+        );
+        assert_eq!(b("a<b>"), "a&lt;b&gt;", "escaped");
+        assert_eq!(b("x/"), "x/", "nothing after the last separator");
+        assert_eq!(b(""), "");
     }
 
     #[test]

@@ -102,6 +102,12 @@ async fn index(State(state): State<On>, headers: HeaderMap) -> Response {
             data::sync_file(&d, r, *inst).await;
             out.push(data::summary(&d, r).await?);
         }
+        // Problems first: the most broken, then flaky, then failed-once tests; then by name.
+        out.sort_by(|(a, _), (b, _)| {
+            (b.broken, b.flaky, b.failed_once)
+                .cmp(&(a.broken, a.flaky, a.failed_once))
+                .then_with(|| a.repository.cmp(&b.repository))
+        });
         anyhow::Ok(data::IndexView {
             login: v.login.clone(),
             now_ms: d.clock.now_ms(),

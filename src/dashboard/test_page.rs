@@ -4,7 +4,7 @@
 
 use maud::{Markup, html};
 
-use super::charts::results_strip;
+use super::charts::{duration_chart, failure_rate_chart, results_strip};
 use super::data::TestView;
 use super::pages::{layout, sessions, status_badge, ticket, tier_badge, when};
 use crate::core::history::status::Marks;
@@ -86,6 +86,7 @@ pub fn page(v: &TestView, login: &str) -> Markup {
     let t = &v.row;
     let outcomes: Vec<Counted> = t.window.last(DASHBOARD_WINDOW).collect();
     let marks = Marks::of(&t.window, DASHBOARD_WINDOW);
+    let days = super::data::test_days(&t.window, v.now_ms);
     // The failure that began its failing streak, when it is among those listed: the streak's
     // oldest counted failure.
     let since = (marks.tail_fails > 0)
@@ -147,6 +148,10 @@ pub fn page(v: &TestView, login: &str) -> Markup {
             section aria-labelledby="results" {
                 h2 id="results" { "Results over time" }
                 (results_strip(&outcomes))
+                (failure_rate_chart("Failed and flaky results per day on the tracked branches", &days))
+                @if days.iter().any(|d| d.timed > 0) {
+                    (duration_chart("Mean duration per day, from the reports' timings", &days))
+                }
             }
             section aria-labelledby="reasons" {
                 h2 id="reasons" { "Failures by reason" }

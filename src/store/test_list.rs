@@ -14,7 +14,8 @@ use crate::core::history::window::Window;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TestSort {
-    /// Problems first: broken, flaky, failed once, healthy; then by tier and name.
+    /// Problems first: broken, flaky, failed once, healthy; within each the highest failure
+    /// rate first; then by tier and name.
     #[default]
     Status,
     /// Quarantined first, then probation, then trusted; by name within a tier.
@@ -50,7 +51,11 @@ impl TestSort {
     fn order_by(self) -> String {
         const TIER: &str = "CASE COALESCE(t.tier, $2) WHEN 'quarantined' THEN 0 WHEN 'probation' THEN 1 ELSE 2 END";
         match self {
-            TestSort::Status => format!("{}, {TIER}, t.test", status_rank_sql()),
+            // Within a status, the highest failure rate first.
+            TestSort::Status => format!(
+                "{}, CASE WHEN COALESCE(t.runs, 0) > 0 THEN (t.failures * 1.0) / t.runs ELSE 0 END DESC, {TIER}, t.test",
+                status_rank_sql()
+            ),
             TestSort::Tier => format!("{TIER}, t.test"),
             TestSort::PassRate => {
                 "CASE WHEN COALESCE(t.runs, 0) > 0 THEN (t.failures * 1.0) / t.runs ELSE 0 END DESC, t.test".into()
@@ -375,6 +380,42 @@ impl Store {
         });
         let n: i64 = on_pool!(self, pool => sqlx::query_scalar(COUNT).bind(repo).bind(test).fetch_one(pool).await?);
         Ok((rows, n.max(0) as u64))
+    }
+
+    /// A repository's results per day since `since_ms` on the tracked branches (outages left
+    /// out): (day since 1970-01-01, results reported, failed, flaky). Failures are those kept
+    /// (at most [`super::history::MAX_FAILURES_PER_RUN`] per run).
+    pub async fn repo_days(
+        &self,
+        repo: &str,
+        since_ms: i64,
+    ) -> anyhow::Result<Vec<(i64, i64, i64, i64)>> {
+        const RUNS: &str = "SELECT CAST(recorded_ms / 86400000 AS BIGINT) AS d, CAST(SUM(results) AS BIGINT) AS n \
+            FROM history_runs WHERE repository = $1 AND class = 'counted' AND recorded_ms >= $2 GROUP BY CAST(recorded_ms / 86400000 AS BIGINT)";
+        const FAILS: &str = "SELECT CAST(at_ms / 86400000 AS BIGINT) AS d, \
+            CAST(SUM(CASE WHEN outcome = 'fail' THEN 1 ELSE 0 END) AS BIGINT) AS f, \
+            CAST(SUM(CASE WHEN outcome = 'flaky' THEN 1 ELSE 0 END) AS BIGINT) AS k \
+            FROM history_failures WHERE repository = $1 AND class = 'counted' AND at_ms >= $2 GROUP BY CAST(at_ms / 86400000 AS BIGINT)";
+        let runs: Vec<(i64, i64)> = on_pool!(self, pool => {
+            sqlx::query(RUNS).bind(repo).bind(since_ms).fetch_all(pool).await.context("reading runs per day")?.iter()
+                .map(|r| Ok((r.try_get("d")?, r.try_get("n")?)))
+                .collect::<Result<Vec<_>, sqlx::Error>>()?
+        });
+        let fails: Vec<(i64, i64, i64)> = on_pool!(self, pool => {
+            sqlx::query(FAILS).bind(repo).bind(since_ms).fetch_all(pool).await.context("reading failures per day")?.iter()
+                .map(|r| Ok((r.try_get("d")?, r.try_get("f")?, r.try_get("k")?)))
+                .collect::<Result<Vec<_>, sqlx::Error>>()?
+        });
+        let mut by: std::collections::BTreeMap<i64, (i64, i64, i64)> = Default::default();
+        for (d, n) in runs {
+            by.entry(d).or_default().0 += n;
+        }
+        for (d, f, k) in fails {
+            let e = by.entry(d).or_default();
+            e.1 += f;
+            e.2 += k;
+        }
+        Ok(by.into_iter().map(|(d, (n, f, k))| (d, n, f, k)).collect())
     }
 
     /// Counts of a repository's recorded tests by tier and by status.

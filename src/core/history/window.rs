@@ -57,6 +57,31 @@ pub struct Window {
     durations: std::collections::VecDeque<u32>,
     /// Where its current failing period began.
     pub onset: Tracker,
+    /// Its results per day, oldest first, the last [`DAYS_KEPT`] days that had any.
+    pub days: std::collections::VecDeque<DayCount>,
+}
+
+/// Days of results kept per test (the trend charts).
+pub const DAYS_KEPT: usize = 60;
+
+/// One day's results of a test.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DayCount {
+    /// Days since 1970-01-01 (UTC).
+    pub day: i32,
+    pub results: u32,
+    /// Failed results (a flaky one is `flaky`, not this).
+    pub failed: u32,
+    pub flaky: u32,
+    /// Results with a duration, and their total in ms.
+    pub timed: u32,
+    pub ms_total: u64,
+}
+
+/// Days since 1970-01-01 of a `YYYY-MM-DD` (or of an RFC 3339 time's date); `None` otherwise.
+pub fn day_number(day: &str) -> Option<i32> {
+    let d = chrono::NaiveDate::parse_from_str(day.get(..10)?, "%Y-%m-%d").ok()?;
+    i32::try_from((d - chrono::NaiveDate::default()).num_days()).ok()
 }
 
 /// Durations kept per test (for p50 and p95).
@@ -92,6 +117,27 @@ impl Window {
     ) {
         self.push(outcome, day);
         self.onset.push(outcome.failed(), sha, at_ms);
+        if let Some(n) = day_number(day) {
+            if self.days.back().is_none_or(|d| d.day < n) {
+                if self.days.len() == DAYS_KEPT {
+                    self.days.pop_front();
+                }
+                self.days.push_back(DayCount {
+                    day: n,
+                    ..DayCount::default()
+                });
+            }
+            // A backfill older than the newest day kept goes to its own day when kept.
+            if let Some(d) = self.days.iter_mut().rev().find(|d| d.day == n) {
+                d.results += 1;
+                d.failed += u32::from(outcome == Counted::Fail);
+                d.flaky += u32::from(outcome == Counted::Flaky);
+                if let Some(ms) = duration_ms {
+                    d.timed += 1;
+                    d.ms_total = d.ms_total.saturating_add(ms);
+                }
+            }
+        }
         if let Some(ms) = duration_ms {
             if self.durations.len() == DURATIONS_KEPT {
                 self.durations.pop_front();
@@ -166,7 +212,11 @@ impl Window {
             out.push(d.len().min(32) as u8);
             out.extend_from_slice(&d.as_bytes()[..d.len().min(32)]);
         }
-        if self.skips > 0 || !self.durations.is_empty() || !self.onset.is_empty() {
+        if self.skips > 0
+            || !self.durations.is_empty()
+            || !self.onset.is_empty()
+            || !self.days.is_empty()
+        {
             self.encode_trailer(&mut out);
         }
         out
@@ -203,10 +253,26 @@ impl Window {
             out.extend_from_slice(&s.results_before.to_le_bytes());
             out.extend_from_slice(&s.failures_before.to_le_bytes());
         }
+        out.push(self.days.len() as u8);
+        for d in &self.days {
+            out.extend_from_slice(&d.day.to_le_bytes());
+            for n in [d.results, d.failed, d.flaky, d.timed] {
+                out.extend_from_slice(&n.to_le_bytes());
+            }
+            out.extend_from_slice(&d.ms_total.to_le_bytes());
+        }
     }
 
     /// Reads the trailer; `None` when damaged (the window keeps its outcomes then).
-    fn decode_trailer(bytes: &[u8]) -> Option<(u64, std::collections::VecDeque<u32>, Tracker)> {
+    #[allow(clippy::type_complexity)]
+    fn decode_trailer(
+        bytes: &[u8],
+    ) -> Option<(
+        u64,
+        std::collections::VecDeque<u32>,
+        Tracker,
+        std::collections::VecDeque<DayCount>,
+    )> {
         struct Reader<'a>(&'a [u8], usize);
         impl Reader<'_> {
             fn take(&mut self, n: usize) -> Option<&[u8]> {
@@ -219,6 +285,9 @@ impl Window {
             }
             fn u64(&mut self) -> Option<u64> {
                 Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+            }
+            fn u32(&mut self) -> Option<u32> {
+                Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
             }
             fn text(&mut self) -> Option<Option<String>> {
                 let n = self.u8()?;
@@ -270,7 +339,22 @@ impl Window {
             failing,
             starts,
         };
-        Some((skips, durations, onset))
+        let k = usize::from(r.u8()?);
+        if k > DAYS_KEPT {
+            return None;
+        }
+        let mut days = std::collections::VecDeque::with_capacity(k);
+        for _ in 0..k {
+            days.push_back(DayCount {
+                day: r.u32()? as i32,
+                results: r.u32()?,
+                failed: r.u32()?,
+                flaky: r.u32()?,
+                timed: r.u32()?,
+                ms_total: r.u64()?,
+            });
+        }
+        Some((skips, durations, onset, days))
     }
 
     /// Reads the compact form; damaged bytes give an empty summary, never a panic.
@@ -298,7 +382,7 @@ impl Window {
         };
         let first_failure = day()?;
         let last_failure = day()?;
-        let (skips, durations, onset) = bytes
+        let (skips, durations, onset, days) = bytes
             .get(at..)
             .filter(|rest| !rest.is_empty())
             .and_then(Self::decode_trailer)
@@ -311,6 +395,7 @@ impl Window {
             skips,
             durations,
             onset,
+            days,
         })
     }
 }
@@ -382,6 +467,15 @@ mod tests {
         assert_eq!(back.skips, 250);
         assert_eq!(back.durations.len(), DURATIONS_KEPT);
         let onset = back.onset.onset().expect("failing since the 240th");
+        assert_eq!(back.days.len(), 1);
+        assert_eq!(
+            (
+                back.days[0].results,
+                back.days[0].failed,
+                back.days[0].timed
+            ),
+            (250, 10, 250)
+        );
         assert_eq!(onset.first_fail_sha, format!("{:040x}", 240));
         // A summary written before the trailer existed: the same outcomes, no extras.
         let mut old = Window::default();
@@ -395,6 +489,45 @@ mod tests {
         let partial = Window::decode(&bytes);
         assert_eq!(partial.total, 250);
         assert_eq!((partial.skips, partial.onset.is_empty()), (0, true));
+    }
+
+    #[test]
+    fn results_are_counted_per_day_for_the_last_days() {
+        let mut w = Window::default();
+        for d in 1..=70u32 {
+            let day = (chrono::NaiveDate::default() + chrono::Days::new(u64::from(d)))
+                .format("%Y-%m-%d")
+                .to_string();
+            w.push_run(Counted::Pass, &day, "s", 0, Some(10));
+            w.push_run(
+                if d % 2 == 0 {
+                    Counted::Fail
+                } else {
+                    Counted::Flaky
+                },
+                &day,
+                "s",
+                0,
+                None,
+            );
+        }
+        assert_eq!(w.days.len(), DAYS_KEPT);
+        let last = w.days.back().copied().unwrap();
+        assert_eq!(
+            (
+                last.day,
+                last.results,
+                last.failed,
+                last.flaky,
+                last.timed,
+                last.ms_total
+            ),
+            (70, 2, 1, 0, 1, 10)
+        );
+        assert_eq!(Window::decode(&w.encode()).days, w.days);
+        assert_eq!(day_number("1970-01-02"), Some(1));
+        assert_eq!(day_number("2026-12-07T10:00:00Z"), day_number("2026-12-07"));
+        assert_eq!(day_number("not a day"), None);
     }
 
     #[test]
