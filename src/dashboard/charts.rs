@@ -184,13 +184,16 @@ pub fn span(days: &[Day], last_day: i32, n: i32) -> Vec<Day> {
         .collect()
 }
 
+/// A bar's segments, bottom up: (CSS class, value, tooltip).
+type Segments = Vec<(&'static str, f64, String)>;
+
 /// Bars over days with a labelled value axis (`y_title`, 0 and the top value) and a dated time
 /// axis (first, middle and last day, UTC). Each bar's segments stack: (class, value, tooltip).
 fn day_bars(
     title: &str,
     y_title: &str,
     days: &[Day],
-    segments: &dyn Fn(&Day) -> Vec<(&'static str, f64, String)>,
+    segments: &dyn Fn(&Day) -> Segments,
     top_label: &dyn Fn(f64) -> String,
     legend: &[(&str, &str)],
     summary: String,
@@ -198,7 +201,7 @@ fn day_bars(
     let n = days.len().max(1) as u64;
     let (bw, gap, h, left, top, bottom) = (6u64, 2u64, 100u64, 44u64, 12u64, 34u64);
     let width = left + n * (bw + gap) + 8;
-    let stacks: Vec<Vec<(&'static str, f64, String)>> = days.iter().map(segments).collect();
+    let stacks: Vec<Segments> = days.iter().map(segments).collect();
     let max = stacks
         .iter()
         .map(|s| s.iter().map(|x| x.1).sum::<f64>())
@@ -255,7 +258,7 @@ pub fn failure_rate_chart(title: &str, days: &[Day]) -> Markup {
         "{title}: {failed} failed and {flaky} flaky of {res} results over {} days",
         days.len()
     );
-    let seg = |d: &Day| -> Vec<(&'static str, f64, String)> {
+    let seg = |d: &Day| -> Segments {
         if d.results == 0 {
             return Vec::new();
         }
@@ -302,7 +305,7 @@ pub fn duration_chart(title: &str, days: &[Day]) -> Markup {
         "{title}: mean per day of {timed} timed results over {} days",
         days.len()
     );
-    let seg = |d: &Day| -> Vec<(&'static str, f64, String)> {
+    let seg = |d: &Day| -> Segments {
         if d.timed == 0 {
             return Vec::new();
         }
