@@ -232,7 +232,8 @@ async fn the_pages_render_sort_filter_and_fit_a_phone_in_chromium() {
     );
 
     // A test's page, reached from its link.
-    let test_url = format!("{base}{}", href(&dom, &format!(">{checkout}<")));
+    // Ids break after their separators (`<wbr>`): the link's title holds the whole id.
+    let test_url = format!("{base}{}", href(&dom, &format!("title=\"{checkout}\"")));
     let tp = dump(test_url.clone()).await;
     for want in [
         "quarantined",
@@ -245,14 +246,22 @@ async fn the_pages_render_sort_filter_and_fit_a_phone_in_chromium() {
         "Deadline trips when the pool is cold",
         "Results over time",
         "oldest first",
+        "Failures by reason",
+        "Failed and flaky results per day",
+        "day (UTC)",
     ] {
         assert!(tp.contains(want), "the test page lacks {want}");
     }
-    let bp = dump(format!("{base}{}", href(&dom, &format!(">{broken}<")))).await;
+    let bp = dump(format!("{base}{}", href(&dom, &format!("title=\"{broken}\"")))).await;
     assert!(
         bp.contains("broken") && bp.contains("failing its last 12 runs, since"),
         "the broken test's page says since when"
     );
+    assert!(
+        bp.contains("Since when") && bp.contains("First failing commit"),
+        "the broken test's page names where its failing period began"
+    );
+    assert!(dom.contains("Failure rate"), "the repository's trend chart");
 
     // A phone's width: nothing is wider than the screen, and the screenshot is that size.
     let mut b = Browser::new(&app);
