@@ -199,8 +199,9 @@ fn day_bars(
     summary: String,
 ) -> Markup {
     let n = days.len().max(1) as u64;
-    let (bw, gap, h, left, top, bottom) = (6u64, 2u64, 100u64, 44u64, 12u64, 34u64);
-    let width = left + n * (bw + gap) + 8;
+    // Sized so that 30 days drawn at about 40rem keep the axis text at its own size.
+    let (bw, gap, h, left, top, bottom) = (14u64, 4u64, 120u64, 48u64, 12u64, 36u64);
+    let width = left + n * (bw + gap) + 24;
     let stacks: Vec<Segments> = days.iter().map(segments).collect();
     let max = stacks
         .iter()
@@ -292,7 +293,13 @@ pub fn failure_rate_chart(title: &str, days: &[Day]) -> Markup {
         "failure rate",
         days,
         &seg,
-        &|v| format!("{v:.0} %"),
+        &|v| {
+            if v > 0.0 && v < 10.0 {
+                format!("{v:.1} %")
+            } else {
+                format!("{v:.0} %")
+            }
+        },
         &[("fail", "failed"), ("flaky", "flaky (passed on a retry)")],
         summary,
     )

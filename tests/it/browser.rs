@@ -252,7 +252,11 @@ async fn the_pages_render_sort_filter_and_fit_a_phone_in_chromium() {
     ] {
         assert!(tp.contains(want), "the test page lacks {want}");
     }
-    let bp = dump(format!("{base}{}", href(&dom, &format!("title=\"{broken}\"")))).await;
+    let bp = dump(format!(
+        "{base}{}",
+        href(&dom, &format!("title=\"{broken}\""))
+    ))
+    .await;
     assert!(
         bp.contains("broken") && bp.contains("failing its last 12 runs, since"),
         "the broken test's page says since when"
