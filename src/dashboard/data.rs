@@ -110,6 +110,49 @@ pub fn entries_of(file: &reliability::ReliabilityFile) -> Vec<FileEntry> {
         .collect()
 }
 
+/// Who set the tiers a new copy of the file changed: the newest commit of the default branch
+/// that touched it, with its pull request and author. Best effort: without an answer the
+/// changes keep the time the file was read.
+async fn tier_origin(
+    d: &Dashboard,
+    gh: &crate::github::GitHub,
+    inst: i64,
+    name: &RepoName,
+    path: &str,
+    branch: &str,
+    read_ms: i64,
+) {
+    let commit = match gh.last_commit_touching(inst, name, path, branch).await {
+        Ok(Some(c)) => c,
+        Ok(None) => return,
+        Err(e) => {
+            tracing::debug!(repo = %name, error = %e, "who set the tiers is not known");
+            return;
+        }
+    };
+    let pr = gh
+        .pulls_for_commit(inst, name, &commit.sha)
+        .await
+        .ok()
+        .and_then(|p| p.into_iter().next())
+        .and_then(|n| i64::try_from(n).ok());
+    let repo = name.to_string();
+    if let Err(e) = d
+        .store
+        .set_tier_origin(
+            &repo,
+            read_ms,
+            &commit.sha,
+            commit.at_ms,
+            pr,
+            commit.author.as_deref(),
+        )
+        .await
+    {
+        tracing::warn!(repo, error = %e, "recording who set the tiers failed");
+    }
+}
+
 /// Reads the default branch's reliability file when the copy here is older than the TTL.
 /// Failures leave the last copy in place (the page says when it was read).
 pub async fn sync_file(d: &Dashboard, repo: &str, inst: i64) {
@@ -129,12 +172,12 @@ pub async fn sync_file(d: &Dashboard, repo: &str, inst: i64) {
         let file = gh
             .file_at(inst, &name, &cfg.reliability_file, &branch)
             .await?;
-        anyhow::Ok(file)
+        anyhow::Ok((file, branch, cfg.reliability_file))
     }
     .await;
     let now = d.clock.now_ms();
     match result {
-        Ok(Some((text, sha))) => {
+        Ok((Some((text, sha)), branch, path)) => {
             let stored = d.store.reliability_file_read(repo).await.ok().flatten();
             if stored.as_ref().map(|s| s.sha.as_str()) == Some(sha.as_str()) {
                 let _ = d.store.touch_reliability_file(repo, now).await;
@@ -143,12 +186,16 @@ pub async fn sync_file(d: &Dashboard, repo: &str, inst: i64) {
                 match parsed {
                     Ok(Ok(f)) => {
                         let entries = entries_of(&f);
-                        if let Err(e) = d
+                        match d
                             .store
                             .replace_reliability_file(repo, (&sha, &f.policy), &entries, now)
                             .await
                         {
-                            tracing::warn!(repo, error = %e, "storing the reliability file failed");
+                            Ok(0) => {}
+                            Ok(_) => tier_origin(d, gh, inst, &name, &path, &branch, now).await,
+                            Err(e) => {
+                                tracing::warn!(repo, error = %e, "storing the reliability file failed")
+                            }
                         }
                     }
                     Ok(Err(e)) => {
@@ -160,7 +207,7 @@ pub async fn sync_file(d: &Dashboard, repo: &str, inst: i64) {
                 }
             }
         }
-        Ok(None) => {}
+        Ok((None, _, _)) => {}
         Err(e) => {
             tracing::warn!(repo, error = %e, "reading the reliability file for the dashboard failed");
             return;
@@ -361,6 +408,8 @@ pub struct TestView {
     pub reasons: Vec<crate::core::history::reasons::Reason>,
     /// How many failures the reasons were read from.
     pub reasons_of: usize,
+    /// The merged change that set its tier, when one was seen.
+    pub tier_set: Option<crate::store::TierChange>,
     pub sessions: Vec<SessionLine>,
 }
 
@@ -493,6 +542,11 @@ pub async fn test_view(
     let reasons_of = failures.len();
     failures.truncate(FAILURES_SHOWN as usize);
     let sessions = d.store.recent_sessions(repo, test, 20).await?;
+    let tier_set = d
+        .store
+        .tier_set_by(repo, test)
+        .await?
+        .filter(|c| c.tier == row.tier);
     Ok(Some(TestView {
         repository: repo.to_string(),
         web_url: d.oauth.web_url().to_string(),
@@ -505,6 +559,7 @@ pub async fn test_view(
         failures_kept,
         reasons,
         reasons_of,
+        tier_set,
         sessions: sessions.into_iter().map(session_line).collect(),
     }))
 }

@@ -639,6 +639,9 @@ pub(super) mod tests {
                 from: Some("probation".into()),
                 tier: "quarantined".into(),
                 at_ms: NOW - 9 * DAY,
+                commit_sha: None,
+                pr: None,
+                by_login: None,
             }],
             proposals: vec![TierChange {
                 repository: "acme/pool".into(),
@@ -646,6 +649,9 @@ pub(super) mod tests {
                 from: Some("trusted".into()),
                 tier: "probation".into(),
                 at_ms: NOW - DAY,
+                commit_sha: None,
+                pr: None,
+                by_login: None,
             }],
             change_weeks: vec![
                 ChangeWeek {

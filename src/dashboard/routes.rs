@@ -366,6 +366,7 @@ async fn test_json(
                 "why": v.why,
                 "reasons": v.reasons,
                 "reasons_of": v.reasons_of,
+                "tier_set": v.tier_set,
                 "failures_listed": v.failures,
                 "failures_kept": v.failures_kept,
                 "sessions": v.sessions,

@@ -107,6 +107,20 @@ pub fn page(v: &TestView, login: &str) -> Markup {
                 (status_badge(t.status)) " "
                 (tier_badge(&t.tier)) @if !t.listed { " " small { "(the default tier: not listed in the file)" } }
                 @if let Some(p) = &t.proposed_tier { " " small class="proposed" { "history proposes " (tier_badge(p)) } }
+                @if let Some(c) = &v.tier_set {
+                    " " small class="since" {
+                        (c.tier) " since " (when(c.at_ms, v.now_ms))
+                        @if let Some(f) = &c.from { " (was " (f) ")" }
+                        @if let Some(pr) = c.pr {
+                            ", set by " a href={(v.web_url) "/" (v.repository) "/pull/" (pr)} { "PR #" (pr) }
+                        } @else if let Some(sha) = &c.commit_sha {
+                            ", set by commit " (commit(v, sha))
+                        } @else {
+                            ", seen when the file changed"
+                        }
+                        @if let Some(by) = &c.by_login { " by @" (by) }
+                    }
+                }
             }
             p class="why" { (v.why) }
             dl class="facts" {
@@ -252,6 +266,16 @@ mod tests {
             failures_kept: 2,
             reasons: Vec::new(),
             reasons_of: 2,
+            tier_set: Some(crate::store::TierChange {
+                repository: "acme/pool".into(),
+                test: "pool::Test<Beta>".into(),
+                from: Some("probation".into()),
+                tier: "quarantined".into(),
+                at_ms: NOW - 5 * DAY,
+                commit_sha: Some("3333333333333333333333333333333333333333".into()),
+                pr: Some(311),
+                by_login: Some("carol".into()),
+            }),
             sessions: view().sessions,
         };
         v.reasons = crate::core::history::reasons::group(v.failures.iter().map(|f| {
@@ -279,6 +303,10 @@ mod tests {
             "Times out when &lt;the pool&gt; is cold",
             "The history proposes probation",
             "2 different reasons",
+            "quarantined since",
+            "(was probation), set by",
+            "href=\"https://github.com/acme/pool/pull/311\"",
+            " by @carol",
             "checkout deadline of &lt;duration&gt; exceeded",
             "Failing since",
             "href=\"https://github.com/acme/pool/compare/1111111111111111111111111111111111111111...2222222222222222222222222222222222222222\"",

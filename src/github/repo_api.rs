@@ -174,3 +174,63 @@ impl GitHub {
         }
     }
 }
+
+/// The newest commit that changed a file on a branch: who set what it says, and when.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileCommit {
+    pub sha: String,
+    /// The committer's date (a merge's time), Unix ms.
+    pub at_ms: Option<i64>,
+    /// The GitHub login of its author, when GitHub knows it.
+    pub author: Option<String>,
+}
+
+impl GitHub {
+    /// `GET /repos/{o}/{r}/commits?path=&sha=&per_page=1`: the newest commit of `branch` that
+    /// touched `path`, or `None` when there is none.
+    pub async fn last_commit_touching(
+        &self,
+        inst: i64,
+        repo: &RepoName,
+        path: &str,
+        branch: &str,
+    ) -> Result<Option<FileCommit>, GitHubError> {
+        #[derive(Deserialize)]
+        struct Who {
+            #[serde(default)]
+            date: Option<String>,
+        }
+        #[derive(Deserialize)]
+        struct Inner {
+            #[serde(default)]
+            committer: Option<Who>,
+        }
+        #[derive(Deserialize)]
+        struct Login {
+            login: String,
+        }
+        #[derive(Deserialize)]
+        struct C {
+            sha: String,
+            commit: Inner,
+            #[serde(default)]
+            author: Option<Login>,
+        }
+        let p = format!(
+            "/repos/{repo}/commits?path={}&sha={}&per_page=1",
+            super::api::encode_query(path),
+            super::api::encode_query(branch)
+        );
+        let list: Vec<C> = self.get_json(inst, &p).await?;
+        Ok(list.into_iter().next().map(|c| FileCommit {
+            at_ms: c
+                .commit
+                .committer
+                .and_then(|w| w.date)
+                .and_then(|d| chrono::DateTime::parse_from_rfc3339(&d).ok())
+                .map(|d| d.timestamp_millis()),
+            author: c.author.map(|a| a.login),
+            sha: c.sha,
+        }))
+    }
+}

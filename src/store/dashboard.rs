@@ -97,6 +97,14 @@ pub struct TierChange {
     pub from: Option<String>,
     pub tier: String,
     pub at_ms: i64,
+    /// The default branch's commit that set it, its pull request and author, when known
+    /// (merged changes only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit_sha: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pr: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by_login: Option<String>,
 }
 
 /// One side of a session: (side, failures, runs, run url).
@@ -246,7 +254,7 @@ impl Store {
         (sha, policy): (&str, &Policy),
         entries: &[FileEntry],
         now_ms: i64,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<usize> {
         let default_tier = policy.default_tier.as_str();
         let policy_json = serde_json::to_string(policy).context("writing the policy")?;
         let moved = match self.stored_tiers(repo).await? {
@@ -312,7 +320,7 @@ impl Store {
                 }
                 sqlx::query(COPY_TIERS).bind(repo).execute(&mut *tx).await?;
                 tx.commit().await?;
-                Ok::<(), sqlx::Error>(())
+                Ok::<usize, sqlx::Error>(moved.len())
             }};
         }
         match self {
@@ -340,15 +348,49 @@ impl Store {
         since_ms: i64,
         limit: i64,
     ) -> anyhow::Result<Vec<TierChange>> {
-        const SQL: &str = "SELECT test, from_tier, tier, at_ms FROM file_tier_changes WHERE repository = $1 AND at_ms >= $2 \
+        const SQL: &str = "SELECT test, from_tier, tier, at_ms, commit_sha, pr, by_login FROM file_tier_changes WHERE repository = $1 AND at_ms >= $2 \
             ORDER BY at_ms DESC, test LIMIT $3";
         let rows = on_pool!(self, pool => {
             sqlx::query(SQL).bind(repo).bind(since_ms).bind(limit).fetch_all(pool).await?.iter()
                 .map(|r| Ok(TierChange { repository: repo.to_string(), test: r.try_get("test")?, from: r.try_get("from_tier")?,
-                    tier: r.try_get("tier")?, at_ms: r.try_get("at_ms")? }))
+                    tier: r.try_get("tier")?, at_ms: r.try_get("at_ms")?, commit_sha: r.try_get("commit_sha")?,
+                    pr: r.try_get("pr")?, by_login: r.try_get("by_login")? }))
                 .collect::<Result<Vec<_>, sqlx::Error>>()?
         });
         Ok(rows)
+    }
+
+    /// The newest merged change that set `test`'s tier, if one was seen.
+    pub async fn tier_set_by(&self, repo: &str, test: &str) -> anyhow::Result<Option<TierChange>> {
+        const SQL: &str = "SELECT test, from_tier, tier, at_ms, commit_sha, pr, by_login FROM file_tier_changes \
+            WHERE repository = $1 AND test = $2 ORDER BY at_ms DESC LIMIT 1";
+        let row = on_pool!(self, pool => {
+            match sqlx::query(SQL).bind(repo).bind(test).fetch_optional(pool).await? {
+                Some(r) => Some(TierChange { repository: repo.to_string(), test: r.try_get("test")?, from: r.try_get("from_tier")?,
+                    tier: r.try_get("tier")?, at_ms: r.try_get("at_ms")?, commit_sha: r.try_get("commit_sha")?,
+                    pr: r.try_get("pr")?, by_login: r.try_get("by_login")? }),
+                None => None,
+            }
+        });
+        Ok(row)
+    }
+
+    /// The changes seen at the file read of `read_ms` were set by this commit: its time (not
+    /// the read's), pull request and author.
+    pub async fn set_tier_origin(
+        &self,
+        repo: &str,
+        read_ms: i64,
+        commit_sha: &str,
+        commit_ms: Option<i64>,
+        pr: Option<i64>,
+        by_login: Option<&str>,
+    ) -> anyhow::Result<()> {
+        const SQL: &str = "UPDATE file_tier_changes SET commit_sha = $3, pr = $4, by_login = $5, at_ms = COALESCE($6, at_ms) \
+            WHERE repository = $1 AND at_ms = $2 AND commit_sha IS NULL";
+        on_pool!(self, pool => sqlx::query(SQL).bind(repo).bind(read_ms).bind(commit_sha).bind(pr).bind(by_login)
+            .bind(commit_ms.filter(|&c| c <= read_ms)).execute(pool).await.map(|_| ()))
+            .context("recording who set the tiers")
     }
 
     /// The history's proposals the file has not taken: tests whose proposed tier differs from
@@ -366,7 +408,8 @@ impl Store {
         let rows = on_pool!(self, pool => {
             sqlx::query(SQL).bind(repo).bind(default_tier).bind(limit).fetch_all(pool).await?.iter()
                 .map(|r| Ok(TierChange { repository: repo.to_string(), test: r.try_get("test")?, from: r.try_get("from_tier")?,
-                    tier: r.try_get("tier")?, at_ms: r.try_get::<Option<i64>, _>("at_ms")?.unwrap_or(0) }))
+                    tier: r.try_get("tier")?, at_ms: r.try_get::<Option<i64>, _>("at_ms")?.unwrap_or(0),
+                    commit_sha: None, pr: None, by_login: None }))
                 .collect::<Result<Vec<_>, sqlx::Error>>()?
         });
         Ok(rows)

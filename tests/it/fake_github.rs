@@ -87,6 +87,8 @@ pub struct World {
     /// Job → where its log's 302 points instead of the fake's own pre-signed host.
     pub log_locations: HashMap<u64, String>,
     pub commit_pulls: HashMap<(String, String), Vec<u64>>,
+    /// (repo, path) → the commits that touched it, newest first (`GET /commits?path=`).
+    pub file_commits: HashMap<(String, String), Vec<Value>>,
     pub tokens: HashMap<String, i64>,
     pub tokens_minted: u32,
     pub requests: Vec<Recorded>,
@@ -642,6 +644,15 @@ async fn handle_request(s: FakeState, req: Request) -> Response {
                         Some(p) => paged(p.files.clone()),
                         None => not_found(),
                     }
+                }
+                (Method::GET, ["commits"]) => {
+                    let path = param(&query, "path").unwrap_or_default();
+                    let list = w
+                        .file_commits
+                        .get(&(repo.clone(), path))
+                        .cloned()
+                        .unwrap_or_default();
+                    answer(200, Value::Array(list.into_iter().take(1).collect()))
                 }
                 (Method::GET, ["commits", sha, "pulls"]) => {
                     let nums = w

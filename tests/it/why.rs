@@ -16,6 +16,7 @@ both_backends!(
     one_count_per_result_skips_durations_and_a_test_broken_since_it_appeared,
     search_reads_words_as_and_and_names_terms_it_did_not_understand,
     signing_in_from_a_filtered_page_comes_back_to_it,
+    a_test_s_page_says_since_when_and_by_whom_it_has_its_tier,
 );
 
 const DAY: i64 = 86_400_000;
@@ -284,4 +285,67 @@ async fn signing_in_from_a_filtered_page_comes_back_to_it(db: Db) {
     let page = b.get(start).await;
     assert_eq!(page.status, 200);
     assert!(page.body.contains("svc/orders::TestResend"));
+}
+
+async fn a_test_s_page_says_since_when_and_by_whom_it_has_its_tier(db: Db) {
+    let fake = world().await;
+    crate::dashboard::record(&db).await;
+    // What the service read before: Beta on probation. The default branch's file now
+    // quarantines it, merged by PR 311 (commit c0ffee…, carol's).
+    let store = Store::connect(&db.url).await.expect("store");
+    let entry = |test: &str, tier: &str| repro_gate::store::FileEntry {
+        test: test.into(),
+        tier: tier.into(),
+        owner: None,
+        ticket: None,
+        note: None,
+        pin: false,
+    };
+    let policy = repro_gate::core::reliability::Policy::default();
+    store
+        .replace_reliability_file(
+            REPO,
+            ("old-blob", &policy),
+            &[
+                entry("pool::TestAlpha", "trusted"),
+                entry("pool::TestBeta", "probation"),
+            ],
+            T0,
+        )
+        .await
+        .expect("stored");
+    let merge = "c0ffee0000000000000000000000000000000311";
+    fake.add_pr(REPO, 311, merge, "Quarantine TestBeta", vec![]);
+    fake.with(|w| {
+        w.file_commits.insert(
+            (REPO.into(), ".ci/test-reliability.yaml".into()),
+            vec![serde_json::json!({
+                "sha": merge,
+                "commit": {"committer": {"date": "2025-12-03T10:00:00Z"}},
+                "author": {"login": "carol"},
+            })],
+        );
+        w.commit_pulls
+            .insert((REPO.into(), merge.into()), vec![311]);
+    });
+    let app = dash_app(&db, &fake).await;
+    let mut b = Browser::new(&app);
+    b.sign_in(&fake, "alice").await;
+    let page = b.get("/dashboard/acme/pool/tests/pool%3A%3ATestBeta").await;
+    assert_eq!(page.status, 200);
+    for want in [
+        "quarantined since",
+        "(was probation), set by",
+        "/acme/pool/pull/311\"",
+        "by @carol",
+    ] {
+        assert!(page.body.contains(want), "{want}: {}", page.body);
+    }
+    let v = json(&mut b, &format!("{API}/pool%3A%3ATestBeta")).await;
+    assert_eq!(v["tier_set"]["pr"], 311);
+    assert_eq!(v["tier_set"]["commit_sha"], merge);
+    assert_eq!(
+        v["tier_set"]["at_ms"], 1_764_756_000_000i64,
+        "the merge's time, not the read's"
+    );
 }
