@@ -44,6 +44,20 @@ pub struct FileEntry {
     pub pin: bool,
 }
 
+impl FileEntry {
+    /// A listed test with only its tier.
+    pub fn new(test: &str, tier: &str) -> FileEntry {
+        FileEntry {
+            test: test.into(),
+            tier: tier.into(),
+            owner: None,
+            ticket: None,
+            note: None,
+            pin: false,
+        }
+    }
+}
+
 /// The default branch's reliability file as last read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredFile {

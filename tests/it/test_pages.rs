@@ -5,7 +5,7 @@
 //! on SQLite and on Postgres.
 
 use repro_gate::history::{self, ReportFormat, RunResults};
-use repro_gate::store::{FileEntry, Store};
+use repro_gate::store::Store;
 use serde_json::Value;
 
 use crate::both_backends;
@@ -223,14 +223,7 @@ async fn the_history_s_proposals_are_not_shown_as_changes(db: Db) {
     assert!(page.contains("Proposed by the history, not merged"));
 
     // A new blob of the file moves Beta to probation: a merged change, dated when read.
-    let entry = |test: &str, tier: &str| FileEntry {
-        test: test.into(),
-        tier: tier.into(),
-        owner: None,
-        ticket: None,
-        note: None,
-        pin: false,
-    };
+    let entry = repro_gate::store::FileEntry::new;
     let policy = repro_gate::core::reliability::Policy::default();
     store
         .replace_reliability_file(

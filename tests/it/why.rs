@@ -293,14 +293,7 @@ async fn a_test_s_page_says_since_when_and_by_whom_it_has_its_tier(db: Db) {
     // What the service read before: Beta on probation. The default branch's file now
     // quarantines it, merged by PR 311 (commit c0ffee…, carol's).
     let store = Store::connect(&db.url).await.expect("store");
-    let entry = |test: &str, tier: &str| repro_gate::store::FileEntry {
-        test: test.into(),
-        tier: tier.into(),
-        owner: None,
-        ticket: None,
-        note: None,
-        pin: false,
-    };
+    let entry = repro_gate::store::FileEntry::new;
     let policy = repro_gate::core::reliability::Policy::default();
     store
         .replace_reliability_file(

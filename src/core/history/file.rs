@@ -363,21 +363,8 @@ mod tests {
 
     #[test]
     fn the_built_file_says_since_when_a_test_fails_and_lookup_reads_it() {
-        let mut w = Window::default();
-        for i in 0..30i64 {
-            let o = if i >= 25 {
-                Counted::Fail
-            } else {
-                Counted::Pass
-            };
-            w.push_run(
-                o,
-                "2026-11-30",
-                &format!("{i:040x}"),
-                1_764_547_200_000 + i * 86_400_000,
-                None,
-            );
-        }
+        let mut w =
+            crate::core::history::window::failing_from(30, 25, 1_764_547_200_000, 86_400_000, None);
         let built = build(
             &ReliabilityFile::default(),
             [TestHistory {

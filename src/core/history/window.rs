@@ -400,6 +400,35 @@ impl Window {
     }
 }
 
+/// A window of `results` tracked-branch results, failing from result `from` on: commit `i` is
+/// `i` as 40 hex digits, recorded at `t0_ms + i * step_ms`, taking `i + ms0` ms when `ms0` is given.
+#[cfg(test)]
+pub(crate) fn failing_from(
+    results: u64,
+    from: u64,
+    t0_ms: i64,
+    step_ms: i64,
+    ms0: Option<u64>,
+) -> Window {
+    let mut w = Window::default();
+    for i in 0..results {
+        let o = if i >= from {
+            Counted::Fail
+        } else {
+            Counted::Pass
+        };
+        let at = t0_ms + i as i64 * step_ms;
+        w.push_run(
+            o,
+            "2026-11-30",
+            &format!("{i:040x}"),
+            at,
+            ms0.map(|m| m + i),
+        );
+    }
+    w
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -446,20 +475,8 @@ mod tests {
 
     #[test]
     fn skips_durations_and_the_onset_round_trip_and_an_older_summary_still_reads() {
-        let mut w = Window::default();
-        for i in 0..250u64 {
-            let o = if i >= 240 {
-                Counted::Fail
-            } else {
-                Counted::Pass
-            };
-            w.push_run(
-                o,
-                "2026-11-30",
-                &format!("{i:040x}"),
-                i as i64,
-                Some(100 + i),
-            );
+        let mut w = failing_from(250, 240, 0, 1, Some(100));
+        for _ in 0..250 {
             w.skip();
         }
         let back = Window::decode(&w.encode());
