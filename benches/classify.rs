@@ -6,7 +6,8 @@
 //! (one core: the classifier is single-threaded).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use repro_gate::core::{classify::Classifier, config::RepoConfig, diff::parse_unified};
+use repro_gate::core::classify::{Classifier, diff::parse_unified};
+use repro_gate::core::config::RepoConfig;
 
 const TARGET_BYTES: usize = 50 * 1024 * 1024;
 

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use crate::core::diff;
+use crate::core::classify::diff;
 use crate::core::evidence::check_body;
 
 use super::classify::load_config;

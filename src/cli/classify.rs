@@ -3,7 +3,8 @@
 use std::process::ExitCode;
 
 use crate::core::classify::classify;
-use crate::core::{config, diff};
+use crate::core::classify::diff;
+use crate::core::config;
 
 use super::input::print_json;
 use crate::local::input::read_text;

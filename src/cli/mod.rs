@@ -13,6 +13,7 @@ mod mcp;
 mod serve;
 mod signal;
 mod test;
+mod vocabulary;
 
 use std::path::PathBuf;
 
@@ -43,6 +44,9 @@ pub enum Command {
     Migrate(DbArgs),
     /// Concurrency verdict for a unified diff, as JSON.
     Classify(classify::ClassifyArgs),
+    /// Reads a checkout and prints the `primitives:` block for `.github/repro-gate.yml`: the
+    /// macros, types and functions it defines over concurrency primitives, with where.
+    Vocabulary(vocabulary::VocabularyArgs),
     /// Evidence verdict for a PR description, as JSON (exit 0 satisfied, 1 not, 2 bad input).
     CheckBody(check_body::CheckBodyArgs),
     /// Failing tests found in a CI log or report, as JSON, with tiers from a reliability file.
@@ -198,6 +202,7 @@ pub fn main() -> std::process::ExitCode {
     match cli.command {
         // The offline subcommands are pure: no runtime, no database.
         Command::Classify(args) => classify::run(args),
+        Command::Vocabulary(args) => vocabulary::run(args),
         Command::Lookup(args) => lookup::run(args),
         Command::AgentsMd(args) => agents_md::run(args),
         Command::RerunLocal(args) => local::rerun_local(args),

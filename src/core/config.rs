@@ -16,6 +16,10 @@ use super::tier::{Standing, Tier};
 pub struct RepoConfig {
     pub label: String,
     pub paths: Vec<String>,
+    /// The repository's own words for concurrency: names or globs of its macros, types and
+    /// functions built on primitives (`PROJ_ATOMIC_*`, `AtomicCounter`), matched against the
+    /// identifiers of changed code (docs/classification.md).
+    pub primitives: Vec<String>,
     pub ignore: Vec<String>,
     pub test_changes_count: TestChanges,
     pub reliability_file: String,
@@ -309,6 +313,40 @@ impl Default for RerunConfig {
     }
 }
 
+/// Most `primitives` a config may name, and the longest name.
+pub const MAX_PRIMITIVES: usize = 500;
+pub const MAX_PRIMITIVE_LEN: usize = 100;
+
+/// A primitive is an identifier, or a glob over one (`*`, `?`, `[…]`): nothing else can be a
+/// name in code.
+fn check_primitives(names: &[String]) -> Result<(), String> {
+    if names.len() > MAX_PRIMITIVES {
+        return Err(format!(
+            "primitives: at most {MAX_PRIMITIVES} names, not {}",
+            names.len()
+        ));
+    }
+    for n in names {
+        let ok = !n.is_empty()
+            && n.len() <= MAX_PRIMITIVE_LEN
+            && n.bytes().all(|b| {
+                b.is_ascii_alphanumeric()
+                    || matches!(b, b'_' | b'$' | b'*' | b'?' | b'[' | b']' | b'!' | b'-')
+            })
+            && n.bytes().any(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if !ok {
+            return Err(format!(
+                "primitives: {:?} is not a name or a glob over one (letters, digits, `_`, `*`, `?`, `[…]`; at most {MAX_PRIMITIVE_LEN} characters)",
+                n.chars().take(60).collect::<String>()
+            ));
+        }
+        if let Err(e) = Glob::new(n) {
+            return Err(format!("primitives: invalid glob {n:?}: {e}"));
+        }
+    }
+    Ok(())
+}
+
 /// A cron expression of five fields, checked.
 pub fn cron(expr: &str) -> Result<croner::Cron, String> {
     if expr.split_whitespace().count() != 5 {
@@ -322,6 +360,7 @@ impl Default for RepoConfig {
         RepoConfig {
             label: "concurrency".into(),
             paths: Vec::new(),
+            primitives: Vec::new(),
             ignore: vec!["docs/**".into()],
             test_changes_count: TestChanges::Sync,
             reliability_file: ".ci/test-reliability.yaml".into(),
@@ -392,6 +431,13 @@ pub fn parse(text: &str) -> Result<RepoConfig, ConfigError> {
                 });
             }
         }
+    }
+    if let Err(message) = check_primitives(&config.primitives) {
+        return Err(ConfigError {
+            message,
+            line: find_line(text, "primitives"),
+            column: None,
+        });
     }
     let problem = |message: String, key: &str| ConfigError {
         message,
@@ -610,7 +656,7 @@ impl PathMatcher {
     }
 
     pub fn is_match(&self, path: &str) -> bool {
-        self.full.is_match(path) || self.names.is_match(super::lang::file_name(path))
+        self.full.is_match(path) || self.names.is_match(super::classify::lang::file_name(path))
     }
 }
 

@@ -85,9 +85,9 @@ pub fn classification(concurrency: bool, notes: &[FileNote]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::classify::diff::parse_unified;
     use crate::core::classify::explain_files;
     use crate::core::config::RepoConfig;
-    use crate::core::diff::parse_unified;
     use crate::core::evidence::check_body;
 
     #[test]

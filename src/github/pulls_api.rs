@@ -6,7 +6,7 @@ use super::GitHub;
 use super::GitHubError;
 use super::api::UserJson;
 use super::types::*;
-use crate::core::diff::{FileChange, FileStatus};
+use crate::core::classify::diff::{FileChange, FileStatus};
 
 /// GitHub caps a PR's file list at 3,000 (30 pages of 100).
 const MAX_FILE_PAGES: u32 = 30;

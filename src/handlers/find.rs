@@ -67,7 +67,7 @@ pub async fn status(svc: &Services, a: &Ask<'_>) -> Result<Status, JobError> {
 /// Each test of the find round, once both sides' results are in.
 fn found_of(
     row: &SessionRow,
-    files: &[crate::core::diff::FileChange],
+    files: &[crate::core::classify::diff::FileChange],
 ) -> Option<Vec<verify::discover::Found>> {
     let side = |name: &str| -> Option<Vec<SideResult>> {
         let s = row.sides.iter().find(|s| s.side == name)?;

@@ -34,7 +34,7 @@ pub struct Gate {
     pub labeled: bool,
     /// Where verification (docs/verification.md) stands for this head.
     pub verification: verify::Status,
-    pub files: Vec<crate::core::diff::FileChange>,
+    pub files: Vec<crate::core::classify::diff::FileChange>,
     /// What the PR does to the tiers of the reliability file.
     pub tiers: TierChanges,
     /// Who approved those tiers for this head SHA.
@@ -176,7 +176,7 @@ async fn tier_changes_of(
     repo: &RepoName,
     pr: &PullRequest,
     config: &RepoConfig,
-    files: &[crate::core::diff::FileChange],
+    files: &[crate::core::classify::diff::FileChange],
 ) -> Result<TierChanges, JobError> {
     let path = config.reliability_file.as_str();
     let touched = files

@@ -2,8 +2,8 @@
 //! writes), starting its session (the retry protocol's sessions, with a claim), and recording
 //! each verdict once: in the audit log and in `repro_gate_verifications_total`.
 
+use crate::core::classify::diff::FileChange;
 use crate::core::config::{RepoConfig, VerifyMode};
-use crate::core::diff::FileChange;
 use crate::core::evidence::EvidenceVerdict;
 use crate::core::rerun;
 use crate::core::verify::{self, Claim, Status};

@@ -7,8 +7,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::core::classify::lang::is_test_file;
 use crate::core::evidence::{EvidenceKind, check_body};
-use crate::core::lang::is_test_file;
 use crate::core::rerun::comment::{SessionView, SideState, SideView, Trigger, ticket};
 use crate::core::rerun::verdict::{Verdict, assess};
 use crate::core::runs::{NoResult, Outcome};
@@ -435,8 +435,8 @@ fn added_lines(co: &Checkout, (from, to): (&str, &str), path: &str) -> Result<Ve
         "--",
         path,
     ])?;
-    Ok(crate::core::diff::patch_lines(&diff)
-        .filter(|l| l.kind == crate::core::diff::LineKind::Added)
+    Ok(crate::core::classify::diff::patch_lines(&diff)
+        .filter(|l| l.kind == crate::core::classify::diff::LineKind::Added)
         .filter_map(|l| l.line)
         .collect())
 }

@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::core::{classify, diff, evidence};
+use crate::core::classify::{self, diff};
+use crate::core::evidence;
 use crate::local::RunnerKind;
 use crate::local::protocol::{self, Finished, Options};
 

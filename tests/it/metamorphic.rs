@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use proptest::prelude::*;
 
 use repro_gate::core::classify::classify;
+use repro_gate::core::classify::diff::{FileChange, parse_unified};
 use repro_gate::core::config::RepoConfig;
-use repro_gate::core::diff::{FileChange, parse_unified};
 use repro_gate::core::evidence::check_body;
 
 /// A transformation of a description.

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use repro_gate::core::classify::classify;
+use repro_gate::core::classify::diff::parse_unified;
 use repro_gate::core::config::RepoConfig;
-use repro_gate::core::diff::parse_unified;
 use repro_gate::core::evidence::{EvidenceKind, check_body};
 
 #[derive(serde::Deserialize)]

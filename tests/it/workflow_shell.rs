@@ -639,7 +639,7 @@ fn the_projects_own_real_fix_cases_are_well_formed() {
 /// per run. `benches/real_fixes.py` runs the same cases through `verify-local`.
 #[test]
 fn real_fixes_get_their_verdict_through_the_workflows_shell() {
-    use repro_gate::core::diff::{FileChange, FileStatus};
+    use repro_gate::core::classify::diff::{FileChange, FileStatus};
     use repro_gate::core::verify::verdict::{RunDetail, SideState, assess};
 
     let Some(mirror) = std::env::var_os("REPRO_GATE_REAL_FIXES_MIRROR").map(PathBuf::from) else {

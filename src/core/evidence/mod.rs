@@ -17,8 +17,8 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use super::diff::{FileChange, LineKind, patch_lines};
-use super::lang::is_test_file;
+use super::classify::diff::{FileChange, LineKind, patch_lines};
+use super::classify::lang::is_test_file;
 use markdown::{Block, BlockKind};
 use patterns::ClaimStrength;
 pub use problems::{Problem, TEMPLATE};
@@ -244,7 +244,7 @@ pub fn check_pr(title: Option<&str>, body: &str, diff: Option<&[FileChange]>) ->
         doc.name_declared_tests(&d.declared);
     }
     let mut f = Findings::default();
-    seeds_of(&doc, &mut f);
+    seeds_of(&doc, seeds::speaks_of_scheduling(body), &mut f);
     traces_of(&doc, body, &mut f);
     interleavings_of(&doc, facts.as_ref(), &mut f);
     never_evidence(&doc, &mut f);
@@ -387,7 +387,7 @@ fn declared_in(idents: &HashSet<String>, test: &str) -> bool {
     !words.is_empty() && words.iter().all(|w| idents.contains(*w))
 }
 
-fn seeds_of(doc: &Doc, f: &mut Findings) {
+fn seeds_of(doc: &Doc, scheduling: bool, f: &mut Findings) {
     // Shuffle values first: a seed line that copies one is still a test-order seed.
     let mut shuffles: Vec<String> = Vec::new();
     let mut first_shuffle: Option<(String, Option<usize>)> = None;
@@ -437,6 +437,16 @@ fn seeds_of(doc: &Doc, f: &mut Findings) {
                 // Tool formats (proptest `cc`, Hypothesis, shuttle) are reproductions by their
                 // shape; a bare `seed=N` line is what every run prints.
                 if !recipe && hit.target.is_none() && matches!(hit.form, "seed field" | "seed") {
+                    continue;
+                }
+                // A seed of a passing run, of a sweep, or of generated data reproduces nothing.
+                let at = line.find(hit.value.as_str()).unwrap_or(0);
+                let sentence = seeds::sentence_at(line, at);
+                let block_fails = seeds::says_failure(&b.text);
+                if let Some(why) = seeds::reproduces_nothing(sentence, scheduling)
+                    && (why != seeds::PASSES || !block_fails)
+                {
+                    f.problem(Problem::seed_reproduces_nothing(&hit.value, why).at(line_no(b, li)));
                     continue;
                 }
                 let test = hit

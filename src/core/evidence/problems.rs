@@ -56,6 +56,17 @@ impl Problem {
         )
     }
 
+    /// A seed that reproduces nothing: its run passed, it is one of a sweep with no failing
+    /// seed named, or it generates data for a failure that is not about scheduling.
+    pub fn seed_reproduces_nothing(value: &str, why: &str) -> Problem {
+        p(
+            "seed-reproduces-nothing",
+            format!(
+                "Seed `{value}` is not a reproduction: {why}. Give the seed of a run that fails before this change, with the test it drives."
+            ),
+        )
+    }
+
     pub fn shuffle_only(value: &str) -> Problem {
         p(
             "shuffle-seed-only",

@@ -227,6 +227,76 @@ pub fn repetition_settings(line: &str, out: &mut Vec<String>) {
     }
 }
 
+/// Why a seed on `sentence` (the sentence of the line it is on) reproduces nothing, if it does
+/// not: its run is said to pass, it is one of a range or loop of seeds, or it seeds the data of
+/// a failure the description never ties to scheduling (`speaks_of_scheduling` is false).
+pub fn reproduces_nothing(sentence: &str, speaks_of_scheduling: bool) -> Option<&'static str> {
+    let fails = fail_words().is_match(sentence);
+    if sweep().is_match(sentence) && !fails {
+        return Some("it is one of a range or loop of seeds and no failing seed is named");
+    }
+    if passes().is_match(sentence) && !fails {
+        return Some(PASSES);
+    }
+    if !speaks_of_scheduling && data_seed().is_match(sentence) {
+        return Some(
+            "it seeds generated data, and the description ties the failure to no scheduling, thread or ordering",
+        );
+    }
+    None
+}
+
+/// Why a seed whose run is said to pass reproduces nothing.
+pub const PASSES: &str = "the run with it is said to pass";
+
+/// Whether `text` says something failed (a seed's own block, where a passing sentence may sit
+/// beside the failing one).
+pub fn says_failure(text: &str) -> bool {
+    fail_words().is_match(text)
+}
+
+/// The sentence of `line` holding byte `at` (sentences end at `. `, `; ` or the line's end).
+pub fn sentence_at(line: &str, at: usize) -> &str {
+    let b = line.as_bytes();
+    let start = (0..at.min(b.len()))
+        .rev()
+        .find(|&i| matches!(b[i], b'.' | b';' | b'!' | b'?') && b.get(i + 1) == Some(&b' '))
+        .map_or(0, |i| i + 2);
+    let end = (at.min(b.len())..b.len())
+        .find(|&i| {
+            matches!(b[i], b'.' | b';' | b'!' | b'?') && b.get(i + 1).is_none_or(|c| *c == b' ')
+        })
+        .map_or(b.len(), |i| i + 1);
+    line.get(start..end).unwrap_or(line)
+}
+
+re!(
+    sweep,
+    r"(?i)\bseeds?\s*(?:[:=]\s*)?(?:from\s+)?\d+\s*(?:\.\.=?|-|–|to|through|thru)\s*\d+|\bfor\s+\$?\{?\w*seed\w*\}?\s+in\b|\{\d+\.\.\d+\}|\bseq\s+\d+\s+\d+|\b\d{2,}\s+(?:different\s+|random\s+|distinct\s+|other\s+)?seeds\b|\b(?:all|every|each|many|several|multiple|various)\s+(?:of\s+the\s+|the\s+)?(?:random\s+)?seeds\b|\bseeds?\s+(?:sweep|range)\b|\bsweep(?:ing)?\s+(?:over\s+)?(?:the\s+)?seeds\b|\brange\s*\(\s*\d+\s*,\s*\d+\s*\)"
+);
+re!(
+    passes,
+    r"(?i)\b(?:pass(?:es|ed)?|succeed(?:s|ed)?|green|works?|worked|is\s+fine|no\s+(?:failures?|errors?|issues?))\b"
+);
+re!(
+    fail_words,
+    r"(?i)\b(?:fail(?:s|ed|ing|ure)?|reproduc(?:es|ed|ing|e)|trigger(?:s|ed)?|panic(?:s|ked)?|crash(?:es|ed)?|hang(?:s)?|hung|deadlock(?:s|ed)?|assert(?:ion)?s?\s+fail|breaks?|broke|red)\b"
+);
+re!(
+    data_seed,
+    r"(?i)\b(?:data|dataset|input|inputs|corpus|fuzz(?:er|ing)?|generat(?:e|es|ed|or|ing)|random(?:ly)?\s+(?:generated|values?|strings?|bytes|numbers?))\b"
+);
+
+/// Words that tie a failure to scheduling: with any of them, a seed is not merely a data seed.
+pub fn speaks_of_scheduling(text: &str) -> bool {
+    scheduling().is_match(text)
+}
+
+re!(
+    scheduling,
+    r"(?i)\b(?:race|races|racy|racing|interleav\w*|concurren\w*|thread\w*|schedul\w*|deadlock\w*|livelock\w*|order(?:ing)?|reorder\w*|goroutines?|async\w*|await|lock\w*|mutex\w*|atomic\w*|simulat\w*|determinis\w*|parallel\w*|timing|timeouts?|preempt\w*|yield\w*|wake\w*|contention|starvation|dst|shuttle|loom|madsim|turmoil|whopper|vopr)\b"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

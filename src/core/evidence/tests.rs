@@ -1,5 +1,5 @@
 use super::*;
-use crate::core::diff::parse_unified;
+use crate::core::classify::diff::parse_unified;
 
 fn verdict(body: &str) -> EvidenceVerdict {
     check_body(body, None)
@@ -658,4 +658,38 @@ fn a_quoted_tab_indented_report_still_counts_and_a_commented_one_never() {
     assert!(check_body(&format!("Race:\n\n{quoted}"), None).satisfied);
     let hidden = format!("Fix.\n\n<!-- paste a report like:\n{report}-->\n");
     assert!(!check_body(&hidden, None).satisfied);
+}
+
+#[test]
+fn seeds_that_reproduce_nothing_are_not_evidence() {
+    for body in [
+        // A sweep over many seeds that all passed.
+        "Fixes the pool race.\n\nRan `go test -run TestPoolCheckout -seed 1..500 ./pool` and all seeds pass now.",
+        "Stress: for seed in $(seq 1 50); do cargo test sched::race -- --seed $seed; done (50 different seeds, all green)",
+        // The seed of a passing run.
+        "Fix the lock ordering in the cache.\n\nWith `--seed 8812` the test TestCacheEvict passes.",
+        // A data-generation seed for a failure that has nothing to do with scheduling.
+        "Fix the CSV parser on empty quoted fields.\n\nThe fuzzer found it: `cargo test parse::fuzz_roundtrip -- --seed 4242` generated the input.",
+    ] {
+        let v = verdict(body);
+        assert!(!v.satisfied, "{body}\n{v:#?}");
+        // A loop variable is no seed value at all; every other case names why.
+        assert!(
+            body.contains("$seed") || codes(&v).iter().any(|c| c == "seed-reproduces-nothing"),
+            "{body}\n{:?}",
+            codes(&v)
+        );
+    }
+}
+
+#[test]
+fn a_seed_that_fails_stays_evidence_beside_words_of_passing() {
+    for body in [
+        "Fix the pool race.\n\n`go test -run TestPoolCheckout -seed 7311 ./pool` fails every time before this change and passes after.",
+        "## Reproduction\nkind: seed\ntest: pool::TestPoolCheckout\nseed: 7311\nbase: fails 100/100\nbranch: passes 100/100",
+        "Swept seeds 1..500 on the base: seed 37 fails. `go test -run TestPoolCheckout -seed 37 ./pool` fails 20/20 before the fix.",
+    ] {
+        let v = verdict(body);
+        assert!(v.satisfied, "{body}\n{v:#?}");
+    }
 }

@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
-use crate::core::diff::{FileChange, FileStatus};
+use crate::core::classify::diff::{FileChange, FileStatus};
+use crate::core::classify::lang::is_test_file;
 use crate::core::evidence::{EvidenceKind, EvidenceVerdict};
-use crate::core::lang::is_test_file;
 
 /// Longest test id passed to the workflow.
 pub const MAX_TEST_LEN: usize = 300;

@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use super::discover::{self, Found, Seen};
 use super::{Claim, Outcome, SessionView, SideState, Verdict};
-use crate::core::diff::{FileChange, FileStatus, LineKind, patch_lines};
+use crate::core::classify::diff::{FileChange, FileStatus, LineKind, patch_lines};
+use crate::core::classify::lang::is_test_file;
 use crate::core::evidence::EvidenceKind;
 use crate::core::failures::{Outcome as TestOutcome, TestResult};
-use crate::core::lang::is_test_file;
 use crate::core::test_ids::same_test;
 
 /// The line a rerun workflow that runs the find round carries (deploy/repro-gate-rerun.yml).

@@ -2,8 +2,8 @@
 //! files the PR changes (a path-suffix match: frames carry the runner's checkout prefix). With
 //! `verify.trace: required`, a report that names none of them does not count.
 
+use crate::core::classify::diff::FileChange;
 use crate::core::config::TraceRule;
-use crate::core::diff::FileChange;
 use crate::core::evidence::trace::names_file;
 use crate::core::evidence::{EvidenceKind, EvidenceVerdict, Problem};
 
@@ -50,7 +50,7 @@ pub fn cross_check(evidence: &mut EvidenceVerdict, files: &[FileChange], rule: T
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::diff::FileStatus;
+    use crate::core::classify::diff::FileStatus;
     use crate::core::evidence::check_body;
 
     const RACE: &str = "```\nWARNING: DATA RACE\nWrite at 0x01 by goroutine 7:\n  example.com/acme/services/pool.(*Pool).Return()\n      /home/runner/work/acme/acme/services/pool/pool.go:85 +0x2f6\nPrevious read at 0x01 by goroutine 8:\n  example.com/acme/services/pool.(*Pool).Checkout()\n      /home/runner/work/acme/acme/services/pool/pool.go:41 +0x44\n```\n";

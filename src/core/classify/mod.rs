@@ -13,9 +13,19 @@ use regex::bytes::Regex;
 use serde::Serialize;
 
 use super::config::{PathMatcher, RepoConfig, TestChanges};
-use super::diff::{FileChange, LineKind, patch_lines};
-use super::lang::{self, Lang, LexState, resync, strip_line};
-use super::rules::{PATH_WORDS, RULES};
+
+pub mod diff;
+pub mod lang;
+pub mod rules;
+pub mod statements;
+pub mod vocabulary;
+pub mod words;
+
+use globset::GlobSet;
+
+use diff::{FileChange, LineKind, patch_lines};
+use lang::{Lang, LexState, resync, strip_line};
+use rules::PATH_WORDS;
 
 /// Why a change counts (or, for `no-patch`, what could not be read).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -36,6 +46,8 @@ pub struct Classification {
 pub const RULE_CONFIG_PATHS: &str = "config.paths";
 /// Rule name for a patchless file whose path names a concurrency concept.
 pub const RULE_PATH_NAME: &str = "path.name";
+/// Rule name for an identifier the config's `primitives` name.
+pub const RULE_PRIMITIVES: &str = "config.primitives";
 /// Informational: a patchless file that no path rule matched (does not count).
 pub const RULE_NO_PATCH: &str = "no-patch";
 
@@ -70,25 +82,14 @@ impl LangRules {
 fn engine() -> &'static HashMap<Lang, LangRules> {
     static ENGINE: OnceLock<HashMap<Lang, LangRules>> = OnceLock::new();
     ENGINE.get_or_init(|| {
-        let langs = [
-            Lang::Go,
-            Lang::Rust,
-            Lang::Java,
-            Lang::Kotlin,
-            Lang::Swift,
-            Lang::C,
-            Lang::Cpp,
-            Lang::CSharp,
-            Lang::Python,
-            Lang::JavaScript,
-        ];
+        let langs = Lang::ALL;
         langs
             .into_iter()
             .map(|l| {
                 let mut anchors: Vec<&str> = Vec::new();
                 let mut by_anchor: Vec<Vec<usize>> = Vec::new();
                 let mut rules = Vec::new();
-                for rule in RULES.iter().filter(|r| r.langs.contains(&l)) {
+                for rule in rules::all().filter(|r| r.langs.contains(&l)) {
                     let idx = rules.len();
                     // The rule table is a constant: a pattern that does not compile is a bug
                     // caught by the unit tests, never input-dependent.
@@ -119,6 +120,18 @@ fn engine() -> &'static HashMap<Lang, LangRules> {
             })
             .collect()
     })
+}
+
+/// The rule a line of `language` code (comments and strings already blanked) matches: the
+/// language's rules, then names read by their sub-words. For `vocabulary`.
+pub fn line_rule(language: Lang, code: &[u8]) -> Option<&'static str> {
+    engine()
+        .get(&language)
+        .and_then(|r| r.first_rule(code))
+        .or_else(|| {
+            words::primitive_word(code, !matches!(language, Lang::Go | Lang::Rust))
+                .map(|_| words::RULE_WORDS)
+        })
 }
 
 /// Classifies a change under `config`.
@@ -176,7 +189,7 @@ pub fn explain_files(files: &[FileChange], config: &RepoConfig) -> Vec<FileNote>
             } else if never_counts(path) {
                 Treatment::NeverCounts
             } else {
-                let (counted, reasons) = classify_file(f, tests_count, &c.ignore, &c.always);
+                let (counted, reasons) = classify_file(f, tests_count, &c);
                 if counted {
                     Treatment::Counted(reasons)
                 } else if lang::is_test_file(path) && tests_count != Tests::Count {
@@ -200,6 +213,8 @@ pub struct Classifier<'c> {
     config: &'c RepoConfig,
     ignore: PathMatcher,
     always: PathMatcher,
+    /// The config's `primitives`, compiled; `None` when it names none.
+    primitives: Option<GlobSet>,
 }
 
 impl<'c> Classifier<'c> {
@@ -208,6 +223,7 @@ impl<'c> Classifier<'c> {
             config,
             ignore: PathMatcher::new(&config.ignore),
             always: PathMatcher::new(&config.paths),
+            primitives: primitives_set(&config.primitives),
         }
     }
 
@@ -239,7 +255,7 @@ impl<'c> Classifier<'c> {
             if reasons.len() >= MAX_REASONS {
                 break;
             }
-            let (counted, found) = classify_file(file, tests_count, &self.ignore, &self.always);
+            let (counted, found) = classify_file(file, tests_count, self);
             concurrency |= counted;
             reasons.extend(found);
         }
@@ -269,12 +285,26 @@ pub fn never_counts(path: &str) -> bool {
         || lang::is_generated_path(path)
 }
 
-fn classify_file(
-    file: &FileChange,
-    tests_count: Tests,
-    ignore: &PathMatcher,
-    always: &PathMatcher,
-) -> (bool, Vec<Reason>) {
+/// The `primitives` names and globs as one set over identifiers (a glob's `*` spans any
+/// characters). Names that do not compile were refused when the config was read.
+fn primitives_set(names: &[String]) -> Option<GlobSet> {
+    if names.is_empty() {
+        return None;
+    }
+    let mut b = globset::GlobSetBuilder::new();
+    for n in names {
+        if let Ok(g) = globset::GlobBuilder::new(n)
+            .literal_separator(false)
+            .build()
+        {
+            b.add(g);
+        }
+    }
+    b.build().ok()
+}
+
+fn classify_file(file: &FileChange, tests_count: Tests, c: &Classifier) -> (bool, Vec<Reason>) {
+    let (ignore, always) = (&c.ignore, &c.always);
     let path = file.path.as_str();
     if ignore.is_match(path) || never_counts(path) {
         return (false, Vec::new());
@@ -327,7 +357,14 @@ fn classify_file(
             if lang::patch_says_generated(patch) {
                 return (false, Vec::new());
             }
-            scan_patch(path, language, patch, sync_only, &mut reasons);
+            scan_patch(
+                path,
+                language,
+                patch,
+                sync_only,
+                c.primitives.as_ref(),
+                &mut reasons,
+            );
             if reasons.is_empty() {
                 moved_across_sync(path, language, patch, &mut reasons);
             }
@@ -354,7 +391,14 @@ struct Hit {
     text: String,
 }
 
-fn scan_patch(path: &str, language: Lang, patch: &str, sync_only: bool, reasons: &mut Vec<Reason>) {
+fn scan_patch(
+    path: &str,
+    language: Lang,
+    patch: &str,
+    sync_only: bool,
+    primitives: Option<&GlobSet>,
+    reasons: &mut Vec<Reason>,
+) {
     let Some(rules) = engine().get(&language) else {
         return;
     };
@@ -362,6 +406,7 @@ fn scan_patch(path: &str, language: Lang, patch: &str, sync_only: bool, reasons:
     let mut old_state = LexState::Code;
     let mut code = Vec::with_capacity(256);
     let mut candidates: Vec<usize> = Vec::new();
+    let mut matched: Vec<&'static str> = Vec::new();
     let start = reasons.len();
     // With `sync_only`, every line's kind and hunk, and the matches on context lines too.
     let mut kinds: Vec<(LineKind, usize)> = Vec::new();
@@ -417,34 +462,52 @@ fn scan_patch(path: &str, language: Lang, patch: &str, sync_only: bool, reasons:
         for m in rules.prefilter.find_overlapping_iter(subject) {
             candidates.extend_from_slice(&rules.by_anchor[m.pattern().as_usize()]);
         }
-        if candidates.is_empty() {
-            continue;
-        }
         candidates.sort_unstable();
         candidates.dedup();
+        matched.clear();
         for &idx in &candidates {
             let (name, re, unless) = &rules.rules[idx];
             if re.is_match(subject) && !unless.as_ref().is_some_and(|u| u.is_match(subject)) {
+                matched.push(name);
                 if sync_only {
-                    hits.push(Hit {
-                        at,
-                        kind: line.kind,
-                        rule: name,
-                        line: line.line,
-                        text: clip(line.text.trim()),
-                    });
-                    // One hit per line is enough to place it.
                     break;
                 }
-                reasons.push(Reason {
-                    file: path.to_string(),
+            }
+        }
+        // The repository's own words, and names read by their sub-words, where no rule of the
+        // language spoke (docs/classification.md).
+        if matched.is_empty() {
+            if let Some(set) = primitives
+                && words::identifiers(subject)
+                    .any(|id| std::str::from_utf8(id).is_ok_and(|id| set.is_match(id)))
+            {
+                matched.push(RULE_PRIMITIVES);
+            } else if words::primitive_word(subject, !matches!(language, Lang::Go | Lang::Rust))
+                .is_some()
+            {
+                matched.push(words::RULE_WORDS);
+            }
+        }
+        for &name in &matched {
+            if sync_only {
+                // One hit per line is enough to place it.
+                hits.push(Hit {
+                    at,
+                    kind: line.kind,
+                    rule: name,
                     line: line.line,
-                    rule: (*name).to_string(),
                     text: clip(line.text.trim()),
                 });
-                if reasons.len() - start >= MAX_REASONS_PER_FILE {
-                    return;
-                }
+                break;
+            }
+            reasons.push(Reason {
+                file: path.to_string(),
+                line: line.line,
+                rule: name.to_string(),
+                text: clip(line.text.trim()),
+            });
+            if reasons.len() - start >= MAX_REASONS_PER_FILE {
+                return;
             }
         }
     }
@@ -470,11 +533,11 @@ fn moved_across_sync(path: &str, language: Lang, patch: &str, reasons: &mut Vec<
         return;
     };
     let sync_point = |text: &str| rules.first_rule(text.as_bytes());
-    let moved = super::statements::moved_across_sync(patch_lines(patch), sync_point)
+    let moved = statements::moved_across_sync(patch_lines(patch), sync_point)
         .into_iter()
         .map(|m| (format!("{}.moved-across", m.rule), m));
     let orderings = if language == Lang::Rust {
-        super::statements::orderings_in_atomic_calls(patch_lines(patch))
+        statements::orderings_in_atomic_calls(patch_lines(patch))
     } else {
         Vec::new()
     };
@@ -667,5 +730,4 @@ fn clip(s: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "classify_tests.rs"]
 mod tests;

@@ -256,7 +256,7 @@ fn bare_ordering(t: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::diff::patch_lines;
+    use crate::core::classify::diff::patch_lines;
 
     fn lock(text: &str) -> Option<&'static str> {
         (text.contains("Lock(") || text.contains("MutexLock")).then_some("lock")

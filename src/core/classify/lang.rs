@@ -15,6 +15,9 @@ pub enum Lang {
     CSharp,
     Python,
     JavaScript,
+    Zig,
+    Erlang,
+    Elixir,
 }
 
 impl Lang {
@@ -34,12 +37,52 @@ impl Lang {
             "cs" => Lang::CSharp,
             "py" | "pyi" | "pyx" => Lang::Python,
             "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx" => Lang::JavaScript,
+            "zig" | "zon" => Lang::Zig,
+            "erl" | "hrl" => Lang::Erlang,
+            "ex" | "exs" => Lang::Elixir,
             _ => return None,
         })
     }
 
+    /// Every language the rules read.
+    pub const ALL: [Lang; 13] = [
+        Lang::Go,
+        Lang::Rust,
+        Lang::Java,
+        Lang::Kotlin,
+        Lang::Swift,
+        Lang::C,
+        Lang::Cpp,
+        Lang::CSharp,
+        Lang::Python,
+        Lang::JavaScript,
+        Lang::Zig,
+        Lang::Erlang,
+        Lang::Elixir,
+    ];
+
+    /// The comment and string syntax the lexer blanks, per language:
+    /// - `//` line and `/* */` block comments (nested in Rust): the C family, Go, Rust, the JVM
+    ///   languages, Swift, C#, JavaScript;
+    /// - `//` only (Zig has no block comments; `\\` starts a line of a multi-line string);
+    /// - `#` (Python, Elixir; triple-quoted strings and heredocs span lines);
+    /// - `%` (Erlang; `$c` is a character, `'atom'` is blanked like a string);
+    /// - character literals `'x'` where the language has them, Elixir's `?c`.
+    fn syntax(self) -> Syntax {
+        match self {
+            Lang::Python | Lang::Elixir => Syntax::Hash,
+            Lang::Erlang => Syntax::Percent,
+            Lang::Rust => Syntax::SlashRust,
+            _ => Syntax::Slash,
+        }
+    }
+
     fn hash_comments(self) -> bool {
-        self == Lang::Python
+        self.syntax() == Syntax::Hash
+    }
+
+    fn block_comments(self) -> bool {
+        matches!(self.syntax(), Syntax::Slash | Syntax::SlashRust) && self != Lang::Zig
     }
 }
 
@@ -203,6 +246,7 @@ pub fn is_test_file(path: &str) -> bool {
         || stem.ends_with(".spec")
         || stem.ends_with("_unittest")
         || stem.ends_with("_spec")
+        || stem.ends_with("_suite")
         || (name.ends_with("Test.java")
             || name.ends_with("Tests.java")
             || name.ends_with("IT.java")
@@ -212,6 +256,15 @@ pub fn is_test_file(path: &str) -> bool {
             || name.ends_with("Test.cs")
             || name.ends_with("Tests.cs"));
     in_test_dir || by_name
+}
+
+/// Which bytes may start a comment or a string: the index into [`SPECIAL`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Syntax {
+    Slash = 0,
+    SlashRust = 1,
+    Hash = 2,
+    Percent = 3,
 }
 
 /// What a lexer is inside of at the end of a line.
@@ -241,7 +294,7 @@ pub fn resync(lang: Lang, line: &str, state: LexState) -> LexState {
     // A hunk that starts inside a `/** … */` block shows its continuation lines (` * text`)
     // with no opening in sight: a line that starts with `* ` (or is `*`, or closes with `*/`)
     // is a comment line, not code (a dereference is `*p`, with no space).
-    if lang != Lang::Python && state == LexState::Code {
+    if lang.block_comments() && state == LexState::Code {
         // Bytes, not chars: this runs on every line of every patch.
         let b = line.as_bytes();
         let i = b
@@ -268,27 +321,31 @@ pub fn resync(lang: Lang, line: &str, state: LexState) -> LexState {
     }
 }
 
-/// The bytes at which a line's plain code may stop being plain: a quote, and the start of a
-/// comment (`/` or `#`), and `r` in Rust (a raw string). Indexed by (hash comments, Rust).
+/// The bytes at which a line's plain code may stop being plain: a quote, the start of a
+/// comment (`/`, `#` or `%`), `r` in Rust (a raw string), `$` in Erlang and `?` in Elixir (a
+/// character). Indexed by [`Syntax`].
 static SPECIAL: [[bool; 256]; 4] = [
-    special_bytes(false, false),
-    special_bytes(false, true),
-    special_bytes(true, false),
-    special_bytes(true, true),
+    special_bytes(b'/', false),
+    special_bytes(b'/', true),
+    special_bytes(b'#', false),
+    special_bytes(b'%', false),
 ];
 
-const fn special_bytes(hash_comments: bool, rust: bool) -> [bool; 256] {
+const fn special_bytes(comment: u8, rust: bool) -> [bool; 256] {
     let mut t = [false; 256];
     t[b'"' as usize] = true;
     t[b'\'' as usize] = true;
     t[b'`' as usize] = true;
-    if hash_comments {
-        t[b'#' as usize] = true;
-    } else {
-        t[b'/' as usize] = true;
-    }
+    t[comment as usize] = true;
     if rust {
         t[b'r' as usize] = true;
+    }
+    if comment == b'%' {
+        t[b'$' as usize] = true;
+    }
+    if comment == b'#' {
+        // Elixir's `?"`; in Python `?` is never code, so it is copied as it is.
+        t[b'?' as usize] = true;
     }
     t
 }
@@ -298,9 +355,14 @@ const fn special_bytes(hash_comments: bool, rust: bool) -> [bool; 256] {
 pub fn strip_line(lang: Lang, line: &str, mut state: LexState, out: &mut Vec<u8>) -> LexState {
     out.clear();
     let b = line.as_bytes();
-    let special = &SPECIAL[usize::from(lang.hash_comments()) * 2 + usize::from(lang == Lang::Rust)];
+    let special = &SPECIAL[lang.syntax() as usize];
     let mut i = 0;
     let n = b.len();
+    // Zig: a line whose first token is `\\` is a line of a multi-line string literal.
+    if lang == Lang::Zig && state == LexState::Code && line.trim_start().starts_with("\\\\") {
+        out.extend_from_slice(b"\"\"");
+        return state;
+    }
     while i < n {
         match state {
             LexState::BlockComment { depth } => {
@@ -397,11 +459,30 @@ pub fn strip_line(lang: Lang, line: &str, mut state: LexState, out: &mut Vec<u8>
                     if c == b'#' {
                         break;
                     }
+                } else if lang == Lang::Erlang {
+                    if c == b'%' {
+                        break;
+                    }
                 } else if c == b'/' && next == Some(b'/') {
                     break;
-                } else if c == b'/' && next == Some(b'*') {
+                } else if c == b'/' && next == Some(b'*') && lang.block_comments() {
                     i += 2;
                     state = LexState::BlockComment { depth: 1 };
+                    continue;
+                }
+                // A character: Erlang `$"`, `$\\n`; Elixir `?"` (not the `?` ending `alive?`).
+                let char_prefix = (lang == Lang::Erlang && c == b'$')
+                    || (lang == Lang::Elixir
+                        && c == b'?'
+                        && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')));
+                if char_prefix {
+                    out.extend_from_slice(b"''");
+                    i += if next == Some(b'\\') { 3 } else { 2 };
+                    continue;
+                }
+                if c == b'?' || c == b'$' || (c == b'/' && !lang.block_comments()) {
+                    out.push(c);
+                    i += 1;
                     continue;
                 }
                 match c {
@@ -418,6 +499,7 @@ pub fn strip_line(lang: Lang, line: &str, mut state: LexState, out: &mut Vec<u8>
                                     | Lang::C
                                     | Lang::Cpp
                                     | Lang::CSharp
+                                    | Lang::Zig
                             )
                         {
                             if let Some(end) = char_literal_end(b, i) {
@@ -434,8 +516,10 @@ pub fn strip_line(lang: Lang, line: &str, mut state: LexState, out: &mut Vec<u8>
                             i += 1;
                             continue;
                         }
-                        let triple = matches!(lang, Lang::Python | Lang::Kotlin | Lang::Swift)
-                            && b.get(i + 1) == Some(&c)
+                        let triple = matches!(
+                            lang,
+                            Lang::Python | Lang::Kotlin | Lang::Swift | Lang::Elixir
+                        ) && b.get(i + 1) == Some(&c)
                             && b.get(i + 2) == Some(&c);
                         let raw = c == b'`' || prefix_is_raw(lang, b, i);
                         state = LexState::String {
