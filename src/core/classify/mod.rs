@@ -464,6 +464,7 @@ fn scan_patch(
         }
         candidates.sort_unstable();
         candidates.dedup();
+
         matched.clear();
         for &idx in &candidates {
             let (name, re, unless) = &rules.rules[idx];
@@ -476,7 +477,7 @@ fn scan_patch(
         }
         // The repository's own words, and names read by their sub-words, where no rule of the
         // language spoke (docs/classification.md).
-        if matched.is_empty() {
+        if matched.is_empty() && !names_a_module(subject) {
             if let Some(set) = primitives
                 && words::identifiers(subject)
                     .any(|id| std::str::from_utf8(id).is_ok_and(|id| set.is_match(id)))
@@ -700,6 +701,29 @@ fn changed_synchronization<'h>(
             }
         })
         .collect()
+}
+
+/// A line that only names modules (`use thread_pool::Registry;`, `import lock_utils`,
+/// `#include "mutex_utils.h"`, `mod atomic_ops;`): a module's name is no use of a primitive, so
+/// the sub-word reading skips it (a rename of `thread_pool.rs` changes such lines only).
+fn names_a_module(code: &[u8]) -> bool {
+    let t = code.trim_ascii_start();
+    let t = t.strip_prefix(b"pub ").unwrap_or(t);
+    [
+        &b"use "[..],
+        b"mod ",
+        b"import ",
+        b"from ",
+        b"#include",
+        b"# include",
+        b"package ",
+        b"@import",
+        b"-include",
+        b"alias ",
+        b"require ",
+    ]
+    .iter()
+    .any(|p| t.starts_with(p))
 }
 
 fn is_import_line(language: Lang, code: &[u8]) -> bool {

@@ -50,7 +50,6 @@ const PAIRS: &[(&str, &[&str])] = &[
     ("rw", &["lock", "locks", "mutex", "sem"]),
     ("cond", &["var", "wait", "signal", "broadcast", "timedwait"]),
     ("compare", &["exchange", "swap", "cas"]),
-    ("and", &["swap"]),
     (
         "fetch",
         &[
@@ -213,16 +212,46 @@ impl Family {
     }
 }
 
+/// The stems a name must hold to be read at all.
+pub const STEMS: &[&str] = &[
+    "lock",
+    "unlock",
+    "trylock",
+    "relock",
+    "rlock",
+    "wlock",
+    "rdlock",
+    "wrlock",
+    "mutex",
+    "mtx",
+    "futex",
+    "sem",
+    "cond",
+    "cmpxchg",
+    "barrier",
+    "fence",
+    "wake",
+    "waiter",
+    "unpark",
+    "atomic",
+    "spin",
+    "rw",
+    "notify",
+    "compare",
+    "fetch",
+    "smp",
+    "memory",
+    "membarrier",
+    "thread",
+    "seqlock",
+];
+
 fn stems() -> &'static AhoCorasick {
-    static STEMS: OnceLock<AhoCorasick> = OnceLock::new();
-    STEMS.get_or_init(|| {
+    static CELL: OnceLock<AhoCorasick> = OnceLock::new();
+    CELL.get_or_init(|| {
         AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
-            .build([
-                "lock", "mutex", "mtx", "futex", "sem", "cond", "cmpxchg", "barrier", "fence",
-                "wake", "waiter", "unpark", "atomic", "spin", "notify", "pool", "compare", "fetch",
-                "smp", "memory", "thread", "swap",
-            ])
+            .build(STEMS)
             .expect("fixed patterns")
     })
 }
@@ -238,17 +267,34 @@ fn stems() -> &'static AhoCorasick {
 /// `guarded` is false for languages whose own rules name their wrappers (Go's `.Lock()`, Rust's
 /// types): there only the unambiguous words count.
 pub fn primitive_word(code: &[u8], guarded: bool) -> Option<&str> {
-    if !stems().is_match(code) {
-        return None;
-    }
+    // The first stem that starts a sub-word (`semaphore`, not `assembly`; `Lock` in `tryLock`),
+    // and from the name holding it on.
+    let first = stems()
+        .find_overlapping_iter(code)
+        .map(|m| m.start())
+        .find(|&at| starts_sub_word(code, at))?;
+    let from = (0..first)
+        .rev()
+        .find(|&i| !(is_word(code[i]) || matches!(code[i], b'.' | b':' | b'-' | b'>')))
+        .map_or(0, |i| i + 1);
     let mut words: Vec<[u8; 24]> = Vec::new();
     let mut lens: Vec<usize> = Vec::new();
-    names(code)
+    names(&code[from..])
+        .map(|(s, e)| (s + from, e + from))
         .find(|&(s, e)| {
             let name = &code[s..e];
             name.len() <= MAX_IDENT && stems().is_match(name) && {
                 split(name, &mut words, &mut lens);
-                match names_primitive(&words, &lens) {
+                let last = name
+                    .iter()
+                    .rposition(|c| matches!(c, b'.' | b':' | b'>'))
+                    .map_or(name, |p| &name[p + 1..]);
+                let in_last = {
+                    let (mut w, mut l) = (Vec::new(), Vec::new());
+                    split(last, &mut w, &mut l);
+                    l.len()
+                };
+                match names_primitive(&words, &lens, words.len().saturating_sub(in_last)) {
                     Some(Need::Nothing) => true,
                     Some(Need::Use) => guarded && used_as_primitive(code, s, e),
                     None => false,
@@ -256,6 +302,16 @@ pub fn primitive_word(code: &[u8], guarded: bool) -> Option<&str> {
             }
         })
         .and_then(|(s, e)| std::str::from_utf8(&code[s..e]).ok())
+}
+
+/// Whether byte `at` starts a sub-word: after a non-letter, or a capital after a lowercase
+/// letter or a digit.
+fn starts_sub_word(code: &[u8], at: usize) -> bool {
+    let Some(prev) = at.checked_sub(1).map(|p| code[p]) else {
+        return true;
+    };
+    !prev.is_ascii_alphabetic()
+        || (code[at].is_ascii_uppercase() && (prev.is_ascii_lowercase() || prev.is_ascii_digit()))
 }
 
 fn is_word(c: u8) -> bool {
@@ -400,12 +456,16 @@ enum Need {
     Use,
 }
 
-fn names_primitive(words: &[[u8; 24]], lens: &[usize]) -> Option<Need> {
+/// `last_from`: the index of the first word of the name's last segment, where the words must
+/// stand (`self._lock`, not `unlocked_items.append`; `cx.waker`, not `thread_pool::get`).
+fn names_primitive(words: &[[u8; 24]], lens: &[usize], last_from: usize) -> Option<Need> {
     let w = |i: usize| -> &[u8] { &words[i][..lens[i]] };
     let n = words.len();
     let has = |set: &[&str]| (0..n).any(|i| set.iter().any(|s| s.as_bytes() == w(i)));
     let mut guarded = None;
-    for i in 0..n {
+    // Module and receiver segments (`thread_pool::get`, `pool.threads`) name places, not
+    // primitives: only the last segment's words can.
+    for i in last_from..n {
         let word = w(i);
         if ALWAYS.iter().any(|a| a.as_bytes() == word) {
             return Some(Need::Nothing);
@@ -496,6 +556,8 @@ mod tests {
             "if rcfg.LockEnabled {",
             "cfg := globalBucketObjectLockSys.Get(bucket)",
             "total = lock_count if ok else 0",
+            "unlocked_achievements.append(name)",
+            "thread_pool::in_worker(|w| run(w))",
         ] {
             assert_eq!(names(line), None, "{line}");
         }

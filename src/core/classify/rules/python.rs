@@ -19,7 +19,7 @@ pub const RULES: &[Rule] = &[
             "_thread",
         ],
         unless: None,
-        pattern: r"\bthreading\b|\b_thread\b|\b(?:Lock|RLock|Semaphore|BoundedSemaphore|Condition|Barrier|Thread)\s*\(",
+        pattern: r"\bthreading\b|\b_thread\b|\b(?:Lock|RLock|Semaphore|BoundedSemaphore|Condition|Barrier|Thread|CapacityLimiter)\s*\(|\bEvent\s*\(\s*\)",
     },
     Rule {
         // Lock-like objects used by their methods (`self._lock.acquire(timeout=…)`,
