@@ -610,3 +610,40 @@ fn dev_set_diffs_keep_their_verdict_under_every_transformation() {
     );
     assert!(broken.is_empty(), "{broken:#?}");
 }
+
+/// The project's own labelled diffs (`tests/judgement/diffs`: Zig, Erlang, Elixir, Kotlin,
+/// Swift, Rust wakers, Python, C) under every diff transformation: the new languages' rules and
+/// the sub-word reading survive reordered hunks, split calls, CRLF and renamed identifiers.
+#[test]
+fn own_judgement_diffs_keep_their_verdict_under_every_transformation() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/judgement/diffs");
+    #[derive(serde::Deserialize)]
+    struct M {
+        cases: Vec<C>,
+    }
+    #[derive(serde::Deserialize)]
+    struct C {
+        file: String,
+    }
+    let mut broken = Vec::new();
+    let mut n = 0;
+    for name in ["cases.yaml", "cases-extra.yaml"] {
+        let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
+            continue;
+        };
+        let m: M = serde_saphyr::from_str(&text).expect("manifest parses");
+        for c in m.cases {
+            let text = std::fs::read_to_string(dir.join(&c.file)).expect("diff");
+            let files = parse_unified(&text).expect("parses");
+            let before = classify(&files, &config()).concurrency;
+            for t in ALL_DIFF_T {
+                if classify(&apply_diff(&files, t), &config()).concurrency != before {
+                    broken.push(format!("{}: {t:?}", c.file));
+                }
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 26, "{n} cases");
+    assert!(broken.is_empty(), "{broken:#?}");
+}

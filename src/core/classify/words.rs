@@ -246,6 +246,12 @@ pub const STEMS: &[&str] = &[
     "seqlock",
 ];
 
+/// The offsets at which a stem starts in `text`, in order (non-overlapping: a gate, not a
+/// reading).
+pub fn stem_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
+    stems().find_iter(text).map(|m| m.start())
+}
+
 fn stems() -> &'static AhoCorasick {
     static CELL: OnceLock<AhoCorasick> = OnceLock::new();
     CELL.get_or_init(|| {
@@ -285,16 +291,18 @@ pub fn primitive_word(code: &[u8], guarded: bool) -> Option<&str> {
             let name = &code[s..e];
             name.len() <= MAX_IDENT && stems().is_match(name) && {
                 split(name, &mut words, &mut lens);
-                let last = name
-                    .iter()
-                    .rposition(|c| matches!(c, b'.' | b':' | b'>'))
-                    .map_or(name, |p| &name[p + 1..]);
-                let in_last = {
+                let words_after = |sep: &[u8]| {
+                    let tail = name
+                        .iter()
+                        .rposition(|c| sep.contains(c))
+                        .map_or(name, |p| &name[p + 1..]);
                     let (mut w, mut l) = (Vec::new(), Vec::new());
-                    split(last, &mut w, &mut l);
-                    l.len()
+                    split(tail, &mut w, &mut l);
+                    words.len().saturating_sub(l.len())
                 };
-                match names_primitive(&words, &lens, words.len().saturating_sub(in_last)) {
+                // Past the modules (`thread_pool::`), and the last segment (`x.lock`).
+                let from = (words_after(b":"), words_after(b".:>"));
+                match names_primitive(&words, &lens, from) {
                     Some(Need::Nothing) => true,
                     Some(Need::Use) => guarded && used_as_primitive(code, s, e),
                     None => false,
@@ -379,13 +387,23 @@ const NOT_DECLARED: &[&[u8]] = &[
     b"end",
     b"instanceof",
     b"return",
+    b"orelse",
+    b"catch",
+    b"when",
+    b"unless",
+    b"where",
+    b"with",
 ];
 
 /// Whether the name at `s..e` is called, declares something, or is entered.
 fn used_as_primitive(code: &[u8], s: usize, e: usize) -> bool {
     let rest = &code[e..];
     let after = rest.trim_ascii_start();
-    let called = after.first() == Some(&b'(') || after.starts_with(b"!(");
+    // `lock("FOR UPDATE SKIP LOCKED")`, `acquire_lock("name")`: a lock named by a string is a
+    // database's or a service's, not a primitive in this process.
+    let string_arg = |t: &[u8]| matches!(t.trim_ascii_start().first(), Some(b'"' | b'\''));
+    let called = (after.first() == Some(&b'(') && !string_arg(&after[1..]))
+        || (after.starts_with(b"!(") && !string_arg(&after[2..]));
     let generic = rest.first() == Some(&b'<');
     // `Type name`, `Type *name`, `Type &name`.
     let declared = {
@@ -456,27 +474,45 @@ enum Need {
     Use,
 }
 
-/// `last_from`: the index of the first word of the name's last segment, where the words must
-/// stand (`self._lock`, not `unlocked_items.append`; `cx.waker`, not `thread_pool::get`).
-fn names_primitive(words: &[[u8; 24]], lens: &[usize], last_from: usize) -> Option<Need> {
+/// `(path_from, last_from)`: the first word past the name's module path, where the words must
+/// stand (`cx.waker`, `thread_pool.stop`, not `thread_pool::get`), and the first word of its last
+/// segment, where a guarded word must (`self._lock`, not `unlocked_items.append`).
+fn names_primitive(
+    words: &[[u8; 24]],
+    lens: &[usize],
+    (path_from, last_from): (usize, usize),
+) -> Option<Need> {
     let w = |i: usize| -> &[u8] { &words[i][..lens[i]] };
     let n = words.len();
     let has = |set: &[&str]| (0..n).any(|i| set.iter().any(|s| s.as_bytes() == w(i)));
     let mut guarded = None;
-    // Module and receiver segments (`thread_pool::get`, `pool.threads`) name places, not
-    // primitives: only the last segment's words can.
-    for i in last_from..n {
+    // Module segments (`thread_pool::get`) name places, not primitives; a receiver's words
+    // (`thread_pool.stop()`) count where the name is used as a primitive is, as guarded words
+    // do (`config.thread_pool.count = 4` is a setting).
+    for i in path_from..n {
         let word = w(i);
+        let need = if i >= last_from {
+            Need::Nothing
+        } else {
+            Need::Use
+        };
         if ALWAYS.iter().any(|a| a.as_bytes() == word) {
-            return Some(Need::Nothing);
+            if need == Need::Nothing {
+                return Some(need);
+            }
+            guarded = Some(Need::Use);
         }
         if let Some((_, seconds)) = PAIRS.iter().find(|(first, _)| first.as_bytes() == word)
             && i + 1 < n
             && seconds.iter().any(|s| s.as_bytes() == w(i + 1))
         {
-            return Some(Need::Nothing);
+            if need == Need::Nothing {
+                return Some(need);
+            }
+            guarded = Some(Need::Use);
         }
-        if let Some((_, family)) = GUARDED.iter().find(|(g, _)| g.as_bytes() == word)
+        if i >= last_from
+            && let Some((_, family)) = GUARDED.iter().find(|(g, _)| g.as_bytes() == word)
             && !has(family.look_alikes())
         {
             guarded = Some(Need::Use);
@@ -528,6 +564,7 @@ mod tests {
             ("val = c.fetch_add(1)", "c.fetch_add"),
             ("mem_barrier();", "mem_barrier"),
             ("with self._lock:", "self._lock"),
+            ("self.thread_pool.stop();", "self.thread_pool.stop"),
         ] {
             assert_eq!(names(line).as_deref(), Some(ident), "{line}");
         }
@@ -558,6 +595,9 @@ mod tests {
             "total = lock_count if ok else 0",
             "unlocked_achievements.append(name)",
             "thread_pool::in_worker(|w| run(w))",
+            "|> lock(\"FOR UPDATE SKIP LOCKED\")",
+            "cfg.thread_pool.count = 32;",
+            "const n = self.thread_pool.count orelse 4;",
         ] {
             assert_eq!(names(line), None, "{line}");
         }
