@@ -413,9 +413,6 @@ fn scan_patch(
     let mut shapes: Vec<Shape> = Vec::new();
     let mut hits: Vec<Hit> = Vec::new();
     let mut hunk = 0usize;
-    // The sub-word stems, found in one pass over the whole patch (a pass per line costs more
-    // than the reading): a line is read by its sub-words only when a stem starts inside it.
-    let mut stems = words::stem_starts(patch).peekable();
     for (at, line) in patch_lines(patch).enumerate() {
         if line.hunk_start {
             new_state = LexState::Code;
@@ -486,9 +483,8 @@ fn scan_patch(
                     .any(|id| std::str::from_utf8(id).is_ok_and(|id| set.is_match(id)))
             {
                 matched.push(RULE_PRIMITIVES);
-            } else if stem_in(&mut stems, patch, line.text)
-                && words::primitive_word(subject, !matches!(language, Lang::Go | Lang::Rust))
-                    .is_some()
+            } else if words::primitive_word(subject, !matches!(language, Lang::Go | Lang::Rust))
+                .is_some()
             {
                 matched.push(words::RULE_WORDS);
             }
@@ -705,24 +701,6 @@ fn changed_synchronization<'h>(
             }
         })
         .collect()
-}
-
-/// Whether a stem found in `patch` starts inside `text`, a slice of it; the iterator yields
-/// stem offsets in order and is advanced past the line's start.
-fn stem_in(
-    stems: &mut std::iter::Peekable<impl Iterator<Item = usize>>,
-    patch: &str,
-    text: &str,
-) -> bool {
-    let base = patch.as_ptr() as usize;
-    let start = text.as_ptr() as usize;
-    // An empty line may not point into the patch at all.
-    if text.is_empty() || start < base || start > base + patch.len() {
-        return false;
-    }
-    let (from, to) = (start - base, start - base + text.len());
-    while stems.next_if(|&s| s < from).is_some() {}
-    stems.peek().is_some_and(|&s| s < to)
 }
 
 /// A line that only names modules (`use thread_pool::Registry;`, `import lock_utils`,

@@ -12,7 +12,7 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
+use aho_corasick::AhoCorasick;
 
 /// The rule name reported for an identifier read by its sub-words.
 pub const RULE_WORDS: &str = "words.primitive";
@@ -212,53 +212,25 @@ impl Family {
     }
 }
 
-/// The stems a name must hold to be read at all.
+/// The stems a name must hold to be read at all: every word of the tables holds one (`unlock`
+/// and `rwlock` hold `lock`). Matched in lower, capitalized and upper case, which is how they
+/// stand in names (`trylock`, `tryLock`, `PROJ_LOCK`), by one vectorised search of at most 64
+/// patterns: this runs on every changed line.
 pub const STEMS: &[&str] = &[
-    "lock",
-    "unlock",
-    "trylock",
-    "relock",
-    "rlock",
-    "wlock",
-    "rdlock",
-    "wrlock",
-    "mutex",
-    "mtx",
-    "futex",
-    "sem",
-    "cond",
-    "cmpxchg",
-    "barrier",
-    "fence",
-    "wake",
-    "waiter",
-    "unpark",
-    "atomic",
-    "spin",
-    "rw",
-    "notify",
-    "compare",
-    "fetch",
-    "smp",
-    "memory",
-    "membarrier",
-    "thread",
-    "seqlock",
+    "lock", "mutex", "mtx", "futex", "sem", "cond", "cmpxchg", "barrier", "fence", "wake",
+    "waiter", "unpark", "atomic", "spin", "notify", "compare", "fetch", "smp", "memory", "thread",
 ];
-
-/// The offsets at which a stem starts in `text`, in order (non-overlapping: a gate, not a
-/// reading).
-pub fn stem_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
-    stems().find_iter(text).map(|m| m.start())
-}
 
 fn stems() -> &'static AhoCorasick {
     static CELL: OnceLock<AhoCorasick> = OnceLock::new();
     CELL.get_or_init(|| {
-        AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .build(STEMS)
-            .expect("fixed patterns")
+        let mut variants = Vec::with_capacity(STEMS.len() * 3);
+        for stem in STEMS {
+            let mut cap = stem.to_string();
+            cap[..1].make_ascii_uppercase();
+            variants.extend([stem.to_string(), cap, stem.to_ascii_uppercase()]);
+        }
+        AhoCorasick::new(variants).expect("fixed patterns")
     })
 }
 
@@ -273,32 +245,29 @@ fn stems() -> &'static AhoCorasick {
 /// `guarded` is false for languages whose own rules name their wrappers (Go's `.Lock()`, Rust's
 /// types): there only the unambiguous words count.
 pub fn primitive_word(code: &[u8], guarded: bool) -> Option<&str> {
-    // The first stem that starts a sub-word (`semaphore`, not `assembly`; `Lock` in `tryLock`),
-    // and from the name holding it on.
-    let first = stems()
-        .find_overlapping_iter(code)
-        .map(|m| m.start())
-        .find(|&at| starts_sub_word(code, at))?;
-    let from = (0..first)
-        .rev()
-        .find(|&i| !(is_word(code[i]) || matches!(code[i], b'.' | b':' | b'-' | b'>')))
-        .map_or(0, |i| i + 1);
+    if !stems().is_match(code) {
+        return None;
+    }
+    let from = 0;
     let mut words: Vec<[u8; 24]> = Vec::new();
     let mut lens: Vec<usize> = Vec::new();
+    let (mut tail_words, mut tail_lens): (Vec<[u8; 24]>, Vec<usize>) = (Vec::new(), Vec::new());
     names(&code[from..])
         .map(|(s, e)| (s + from, e + from))
         .find(|&(s, e)| {
             let name = &code[s..e];
             name.len() <= MAX_IDENT && stems().is_match(name) && {
                 split(name, &mut words, &mut lens);
-                let words_after = |sep: &[u8]| {
+                let mut words_after = |sep: &[u8]| {
                     let tail = name
                         .iter()
                         .rposition(|c| sep.contains(c))
                         .map_or(name, |p| &name[p + 1..]);
-                    let (mut w, mut l) = (Vec::new(), Vec::new());
-                    split(tail, &mut w, &mut l);
-                    words.len().saturating_sub(l.len())
+                    if tail.len() == name.len() {
+                        return 0;
+                    }
+                    split(tail, &mut tail_words, &mut tail_lens);
+                    words.len().saturating_sub(tail_lens.len())
                 };
                 // Past the modules (`thread_pool::`), and the last segment (`x.lock`).
                 let from = (words_after(b":"), words_after(b".:>"));
@@ -310,16 +279,6 @@ pub fn primitive_word(code: &[u8], guarded: bool) -> Option<&str> {
             }
         })
         .and_then(|(s, e)| std::str::from_utf8(&code[s..e]).ok())
-}
-
-/// Whether byte `at` starts a sub-word: after a non-letter, or a capital after a lowercase
-/// letter or a digit.
-fn starts_sub_word(code: &[u8], at: usize) -> bool {
-    let Some(prev) = at.checked_sub(1).map(|p| code[p]) else {
-        return true;
-    };
-    !prev.is_ascii_alphabetic()
-        || (code[at].is_ascii_uppercase() && (prev.is_ascii_lowercase() || prev.is_ascii_digit()))
 }
 
 fn is_word(c: u8) -> bool {
