@@ -329,6 +329,7 @@ fn check_primitives(names: &[String]) -> Result<(), String> {
     for n in names {
         let ok = !n.is_empty()
             && n.len() <= MAX_PRIMITIVE_LEN
+            && !n.starts_with(['-', '!', ']'])
             && n.bytes().all(|b| {
                 b.is_ascii_alphanumeric()
                     || matches!(b, b'_' | b'$' | b'*' | b'?' | b'[' | b']' | b'!' | b'-')

@@ -29,5 +29,6 @@ mod rerun;
 mod test_ids;
 mod test_pages;
 mod verify;
+mod vocabulary;
 mod why;
 mod workflow_shell;

@@ -244,7 +244,12 @@ pub fn check_pr(title: Option<&str>, body: &str, diff: Option<&[FileChange]>) ->
         doc.name_declared_tests(&d.declared);
     }
     let mut f = Findings::default();
-    seeds_of(&doc, seeds::speaks_of_scheduling(body), &mut f);
+    seeds_of(
+        &doc,
+        seeds::speaks_of_scheduling(body),
+        seeds::says_data_seed(body),
+        &mut f,
+    );
     traces_of(&doc, body, &mut f);
     interleavings_of(&doc, facts.as_ref(), &mut f);
     never_evidence(&doc, &mut f);
@@ -387,7 +392,7 @@ fn declared_in(idents: &HashSet<String>, test: &str) -> bool {
     !words.is_empty() && words.iter().all(|w| idents.contains(*w))
 }
 
-fn seeds_of(doc: &Doc, scheduling: bool, f: &mut Findings) {
+fn seeds_of(doc: &Doc, scheduling: bool, data_seed: bool, f: &mut Findings) {
     // Shuffle values first: a seed line that copies one is still a test-order seed.
     let mut shuffles: Vec<String> = Vec::new();
     let mut first_shuffle: Option<(String, Option<usize>)> = None;
@@ -439,16 +444,6 @@ fn seeds_of(doc: &Doc, scheduling: bool, f: &mut Findings) {
                 if !recipe && hit.target.is_none() && matches!(hit.form, "seed field" | "seed") {
                     continue;
                 }
-                // A seed of a passing run, of a sweep, or of generated data reproduces nothing.
-                let at = line.find(hit.value.as_str()).unwrap_or(0);
-                let sentence = seeds::sentence_at(line, at);
-                let block_fails = seeds::says_failure(&b.text);
-                if let Some(why) = seeds::reproduces_nothing(sentence, scheduling)
-                    && (why != seeds::PASSES || !block_fails)
-                {
-                    f.problem(Problem::seed_reproduces_nothing(&hit.value, why).at(line_no(b, li)));
-                    continue;
-                }
                 let test = hit
                     .target
                     .clone()
@@ -463,6 +458,28 @@ fn seeds_of(doc: &Doc, scheduling: bool, f: &mut Findings) {
                 } else {
                     "seed.value"
                 };
+                // A seed of a passing run, of a sweep, or of generated data reproduces nothing.
+                let at = line.find(hit.value.as_str()).unwrap_or(0);
+                let sentence = seeds::sentence_at(line, at);
+                let block_fails = seeds::says_failure(&b.text);
+                // (A seed with no test is told so first: naming the test is the next step.)
+                if test.is_some()
+                    // A tool's failure record (proptest `cc`, Hypothesis, shuttle) is a failing
+                    // case by its shape, whatever data it generated.
+                    && let Some(why) = seeds::reproduces_nothing(
+                        sentence,
+                        scheduling,
+                        data_seed
+                            && matches!(
+                                hit.form,
+                                "seed field" | "seed" | "--seed flag" | "environment seed"
+                            ),
+                    )
+                    && (why != seeds::PASSES || !block_fails)
+                {
+                    f.problem(Problem::seed_reproduces_nothing(&hit.value, why).at(line_no(b, li)));
+                    continue;
+                }
                 match test {
                     Some(test) => f.evidence(Evidence {
                         kind: EvidenceKind::Seed,

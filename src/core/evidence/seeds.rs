@@ -230,7 +230,15 @@ pub fn repetition_settings(line: &str, out: &mut Vec<String>) {
 /// Why a seed on `sentence` (the sentence of the line it is on) reproduces nothing, if it does
 /// not: its run is said to pass, it is one of a range or loop of seeds, or it seeds the data of
 /// a failure the description never ties to scheduling (`speaks_of_scheduling` is false).
-pub fn reproduces_nothing(sentence: &str, speaks_of_scheduling: bool) -> Option<&'static str> {
+///
+/// `data_seed_said`: a line of the description that speaks of a seed says it generates data (`the
+/// generator produces corpora from a seed`, or the seed's own line), and the seed is a plain one
+/// (not a tool's failure record).
+pub fn reproduces_nothing(
+    sentence: &str,
+    speaks_of_scheduling: bool,
+    data_seed_said: bool,
+) -> Option<&'static str> {
     let fails = fail_words().is_match(sentence);
     if sweep().is_match(sentence) && !fails {
         return Some("it is one of a range or loop of seeds and no failing seed is named");
@@ -238,7 +246,7 @@ pub fn reproduces_nothing(sentence: &str, speaks_of_scheduling: bool) -> Option<
     if passes().is_match(sentence) && !fails {
         return Some(PASSES);
     }
-    if !speaks_of_scheduling && data_seed().is_match(sentence) {
+    if !speaks_of_scheduling && data_seed_said {
         return Some(
             "it seeds generated data, and the description ties the failure to no scheduling, thread or ordering",
         );
@@ -284,8 +292,16 @@ re!(
 );
 re!(
     data_seed,
-    r"(?i)\b(?:data|dataset|input|inputs|corpus|fuzz(?:er|ing)?|generat(?:e|es|ed|or|ing)|random(?:ly)?\s+(?:generated|values?|strings?|bytes|numbers?))\b"
+    r"(?i)\b(?:data|dataset|input|inputs|corpus|corpora|fuzz(?:er|ing)?|generat(?:e|es|ed|or|ing)|random(?:ly)?\s+(?:generated|values?|strings?|bytes|numbers?))\b"
 );
+
+/// Whether a line of `text` that speaks of a seed says it generates data.
+pub fn says_data_seed(text: &str) -> bool {
+    text.lines().any(|l| {
+        let lower = l.to_ascii_lowercase();
+        lower.contains("seed") && data_seed().is_match(l)
+    })
+}
 
 /// Words that tie a failure to scheduling: with any of them, a seed is not merely a data seed.
 pub fn speaks_of_scheduling(text: &str) -> bool {
@@ -294,7 +310,7 @@ pub fn speaks_of_scheduling(text: &str) -> bool {
 
 re!(
     scheduling,
-    r"(?i)\b(?:race|races|racy|racing|interleav\w*|concurren\w*|thread\w*|schedul\w*|deadlock\w*|livelock\w*|order(?:ing)?|reorder\w*|goroutines?|async\w*|await|lock\w*|mutex\w*|atomic\w*|simulat\w*|determinis\w*|parallel\w*|timing|timeouts?|preempt\w*|yield\w*|wake\w*|contention|starvation|dst|shuttle|loom|madsim|turmoil|whopper|vopr)\b"
+    r"(?i)\b(?:race|races|racy|racing|interleav\w*|concurren\w*|thread\w*|schedul\w*|deadlock\w*|livelock\w*|goroutines?|async\w*|await|lock\w*|mutex\w*|atomic\w*|simulat\w*|determinis\w*|parallel\w*|timeouts?|preempt\w*|yield\w*|wake\w*|contention|starvation|dst|shuttle|loom|madsim|turmoil|whopper|vopr)\b"
 );
 
 #[cfg(test)]

@@ -670,6 +670,7 @@ fn seeds_that_reproduce_nothing_are_not_evidence() {
         "Fix the lock ordering in the cache.\n\nWith `--seed 8812` the test TestCacheEvict passes.",
         // A data-generation seed for a failure that has nothing to do with scheduling.
         "Fix the CSV parser on empty quoted fields.\n\nThe fuzzer found it: `cargo test parse::fuzz_roundtrip -- --seed 4242` generated the input.",
+        "Add a corpus generator.\n\nThe generator produces corpora from a seed.\n\n    go test -run TestBidiResolve ./bidi -seed 1337",
     ] {
         let v = verdict(body);
         assert!(!v.satisfied, "{body}\n{v:#?}");
