@@ -502,9 +502,13 @@ fn corpus_bodies() -> Vec<(String, String, Option<Vec<FileChange>>)> {
 }
 
 fn corpus_diffs() -> Vec<(String, Vec<FileChange>)> {
-    let Some(dir) = corpus().map(|d| d.join("diffs")) else {
-        return Vec::new();
-    };
+    corpus()
+        .map(|d| manifest_diffs(&d.join("diffs"), "cases.yaml"))
+        .unwrap_or_default()
+}
+
+/// The diffs a manifest in `dir` lists, parsed; none when the manifest is absent.
+fn manifest_diffs(dir: &std::path::Path, manifest: &str) -> Vec<(String, Vec<FileChange>)> {
     #[derive(serde::Deserialize)]
     struct M {
         cases: Vec<C>,
@@ -513,9 +517,10 @@ fn corpus_diffs() -> Vec<(String, Vec<FileChange>)> {
     struct C {
         file: String,
     }
-    let m: M =
-        serde_saphyr::from_str(&std::fs::read_to_string(dir.join("cases.yaml")).expect("cases"))
-            .expect("cases.yaml parses");
+    let Ok(text) = std::fs::read_to_string(dir.join(manifest)) else {
+        return Vec::new();
+    };
+    let m: M = serde_saphyr::from_str(&text).expect("the manifest parses");
     m.cases
         .into_iter()
         .map(|c| {
@@ -617,33 +622,19 @@ fn dev_set_diffs_keep_their_verdict_under_every_transformation() {
 #[test]
 fn own_judgement_diffs_keep_their_verdict_under_every_transformation() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/judgement/diffs");
-    #[derive(serde::Deserialize)]
-    struct M {
-        cases: Vec<C>,
-    }
-    #[derive(serde::Deserialize)]
-    struct C {
-        file: String,
-    }
+    let cases: Vec<_> = ["cases.yaml", "cases-extra.yaml"]
+        .iter()
+        .flat_map(|m| manifest_diffs(&dir, m))
+        .collect();
+    assert!(cases.len() >= 90, "{} cases", cases.len());
     let mut broken = Vec::new();
-    let mut n = 0;
-    for name in ["cases.yaml", "cases-extra.yaml"] {
-        let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
-            continue;
-        };
-        let m: M = serde_saphyr::from_str(&text).expect("manifest parses");
-        for c in m.cases {
-            let text = std::fs::read_to_string(dir.join(&c.file)).expect("diff");
-            let files = parse_unified(&text).expect("parses");
-            let before = classify(&files, &config()).concurrency;
-            for t in ALL_DIFF_T {
-                if classify(&apply_diff(&files, t), &config()).concurrency != before {
-                    broken.push(format!("{}: {t:?}", c.file));
-                }
+    for (file, files) in &cases {
+        let before = classify(files, &config()).concurrency;
+        for t in ALL_DIFF_T {
+            if classify(&apply_diff(files, t), &config()).concurrency != before {
+                broken.push(format!("{file}: {t:?}"));
             }
-            n += 1;
         }
     }
-    assert!(n >= 26, "{n} cases");
     assert!(broken.is_empty(), "{broken:#?}");
 }

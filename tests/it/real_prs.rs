@@ -274,7 +274,8 @@ fn judgement_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/judgement")
 }
 
-const JUDGEMENT_DIFFS_FLOOR: (f64, f64) = (0.92, 0.93);
+const JUDGEMENT_DIFFS_FLOOR: (f64, f64) = (0.92, 0.94);
+const JUDGEMENT_BODIES_FLOOR: (f64, f64) = (0.81, 0.75);
 
 #[test]
 fn the_project_s_own_diffs_are_classified_at_least_as_well_as_when_they_landed() {
@@ -296,10 +297,31 @@ fn the_project_s_own_diffs_are_classified_at_least_as_well_as_when_they_landed()
             cases += 1;
         }
     }
-    assert!(cases >= 26, "{cases} cases in tests/judgement/diffs");
+    assert!(cases >= 90, "{cases} cases in tests/judgement/diffs");
     let (accuracy, precision) = score.report("judgement diffs");
     assert!(
         accuracy >= JUDGEMENT_DIFFS_FLOOR.0 && precision >= JUDGEMENT_DIFFS_FLOOR.1,
         "accuracy {accuracy:.3}, precision {precision:.3}: below the floor {JUDGEMENT_DIFFS_FLOOR:?}"
+    );
+}
+
+#[test]
+fn the_project_s_own_descriptions_are_judged_at_least_as_well_as_when_they_landed() {
+    let dir = judgement_root().join("bodies");
+    let mut score = Score::default();
+    let cases = manifest(&dir).cases;
+    assert!(
+        cases.len() >= 53,
+        "{} cases in tests/judgement/bodies",
+        cases.len()
+    );
+    for case in cases {
+        let (got, right) = judge_body(&dir, &case);
+        score.add(&case, got, right);
+    }
+    let (accuracy, precision) = score.report("judgement descriptions");
+    assert!(
+        accuracy >= JUDGEMENT_BODIES_FLOOR.0 && precision >= JUDGEMENT_BODIES_FLOOR.1,
+        "accuracy {accuracy:.3}, precision {precision:.3}: below the floor {JUDGEMENT_BODIES_FLOOR:?}"
     );
 }
