@@ -14,6 +14,16 @@ be found among the tests the fix adds or changes. The expected test is that of t
 expecting `verified`; a fix with none (a new API whose tests cannot build on the base) expects
 its case's own verdict (`could not run`).
 
+`--cost` is the verdict-cost benchmark (docs/verification.md#a-verdicts-cost): the cases whose
+merge base hangs, with their claim, at `--runs` (the product's default is 20) and `--timeout`
+(300, the product's default `rerun.run_timeout_seconds`, unless the case sets one). Its table
+has each side's runs' wall time from the JSON (`run_seconds`, builds not counted), the bound
+the design aims at (twice the head's runs plus one 30 s floor), and the whole verdict's wall
+time. A binary whose JSON has no `run_seconds` (before they were reported) shows the verdict's
+wall time only.
+
+    python3 benches/real_fixes.py --binary target/release/repro-gate --mirror /work/.mirror --cost --runs 20 --timeout 300
+
 Clones: `--mirror DIR` holds `owner+name/repo` (the search tool's fetch) or `owner/name` git
 directories. A case whose clone is absent is skipped with a message; so is a runner whose tool
 is missing (pytest, go). Exit 0 when every case that ran got its expected verdict.
@@ -111,11 +121,19 @@ def run_case(case, args):
                 "time": took,
                 "why": p.stderr.strip().splitlines()[-1:] or [""],
             }, None
+        head, base = out.get("head") or {}, out.get("base") or {}
         return {
             "got": out.get("verdict", "?"),
             "found": out.get("test") or "",
             "time": took,
             "why": out.get("reason") or out.get("error") or "",
+            "head_s": head.get("run_seconds"),
+            "base_s": base.get("run_seconds"),
+            "runs": (head.get("runs"), base.get("runs")),
+            "limits": " then ".join(
+                x for x in (base.get("limit"), base.get("after_hang_limit")) if x
+            ),
+            "how": base.get("how") or "",
         }, None
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -139,6 +157,33 @@ def same_test(found, expected):
     return bool(found) and last(found) == last(expected)
 
 
+def cost(cases, args):
+    """The verdict-cost table: each hung-base case's verdict, both sides' run times, the bound."""
+    floor = 30.0
+    print("| case | runs | verdict | head runs | base runs | bound (2x head + 30 s) | base limits | verdict's wall time |")
+    print("|---|---|---|---|---|---|---|---|")
+    wrong = 0
+    for case in cases:
+        if args.only and case["id"] not in args.only.split(","):
+            continue
+        r, skipped = run_case(case, args)
+        if skipped:
+            print(f"skipped {case['id']}: {skipped}", file=sys.stderr)
+            continue
+        wrong += r["got"] != case["expected"]
+        h, b = r.get("head_s"), r.get("base_s")
+        fmt = lambda x: "-" if x is None else f"{x:.1f} s"
+        bound = None if h is None else 2 * h + floor
+        within = "" if bound is None or b is None else (" (within)" if b <= bound else " (OVER)")
+        runs = "/".join("-" if x is None else str(x) for x in r.get("runs", (None, None)))
+        print(
+            f"| {case['id']} | {runs} | {r['got']} | {fmt(h)} | {fmt(b)}{within} | {fmt(bound)} "
+            f"| {r.get('limits') or '-'} | {r['time']:.0f} s |",
+            flush=True,
+        )
+    return 1 if wrong else 0
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -150,14 +195,21 @@ def main():
         help="a cases file (repeatable); default: the shared cases and tests/real-fixes/*.yaml",
     )
     ap.add_argument("--runs", type=int, default=3, help="runs per side (default 3; a case's own runs: is a floor)")
-    ap.add_argument("--timeout", type=int, default=60, help="one run's time limit, seconds")
+    ap.add_argument("--timeout", type=int, default=None, help="one run's time limit, seconds (default 60; 300 with --cost)")
     ap.add_argument("--only", default="", help="comma-separated case ids")
     ap.add_argument(
         "--no-claim",
         action="store_true",
         help="no --test: the reproduction is found among the fix's own tests (one row per fix)",
     )
+    ap.add_argument(
+        "--cost",
+        action="store_true",
+        help="the verdict-cost benchmark: the cases whose base hangs, each side's run time and the bound",
+    )
     args = ap.parse_args()
+    if args.timeout is None:
+        args.timeout = 300 if args.cost else 60
     files = args.cases or [
         os.path.join(here, "..", "..", "shared", "fixtures", "real-fixes", "cases.yaml"),
         *sorted(glob.glob(os.path.join(here, "..", "tests", "real-fixes", "*.yaml"))),
@@ -171,6 +223,9 @@ def main():
             cases += yaml.safe_load(f)["cases"]
     if args.no_claim:
         cases = one_per_fix(cases)
+    if args.cost:
+        cases = [c for c in cases if c.get("base_behaviour") == "hangs"]
+        return cost(cases, args)
     only = {c for c in args.only.split(",") if c}
     rows, wrong = [], 0
     for case in cases:

@@ -262,6 +262,12 @@ pub fn parts(id: &str) -> Vec<&str> {
                     m = rest;
                 }
             }
+            // A crate's root: `src/lib.rs::tests::x` is libtest's `tests::x` of the library.
+            if *ext == ".rs"
+                && let Some(rest) = m.strip_suffix("/lib")
+            {
+                m = rest;
+            }
         }
         split_outside_brackets(m, &mut out);
     }
@@ -412,6 +418,11 @@ mod tests {
             "sched::timer::tests::fires_once",
             "src/sched/timer.rs::tests::fires_once",
             "src/sched/timer/mod.rs::tests::fires_once",
+        ],
+        &[
+            "tests::wakes_the_waiter",
+            "src/lib.rs::tests::wakes_the_waiter",
+            "src::tests::wakes_the_waiter",
         ],
         &[
             "tests/test_pool.py::TestPool::test_release_on_cancel",

@@ -25,10 +25,15 @@ pub async fn status(svc: &Services, a: &Ask<'_>) -> Result<Status, JobError> {
     if !v.discover || traced || a.pr.fork {
         return Ok(Status::Inapplicable);
     }
-    let tests = match verify::test_files_for_base(a.files) {
-        Ok(t) if !t.is_empty() => t,
-        _ => return Ok(Status::Inapplicable),
+    // Test files laid over the merge base, and Rust sources whose test modules each side
+    // runs in its own copy.
+    let Ok(tests) = verify::test_files_for_base(a.files) else {
+        return Ok(Status::Inapplicable);
     };
+    let sources = find::sources_to_run(a.files);
+    if tests.is_empty() && sources.is_empty() {
+        return Ok(Status::Inapplicable);
+    }
     let workflow = &a.config.rerun.workflow;
     let (_, inputs) = svc.workflow_inputs(a.inst, a.repo, workflow).await?;
     let Some(inputs) = inputs else {
@@ -49,7 +54,7 @@ pub async fn status(svc: &Services, a: &Ask<'_>) -> Result<Status, JobError> {
         .await
         .map_err(store_err)?;
     let Some((row, session)) = row.and_then(|r| view_of(&r).map(|s| (r, s))) else {
-        return Ok(Status::ToFind { tests });
+        return Ok(Status::ToFind { tests, sources });
     };
     let mut view = FindView::new(session, found_of(&row, a.files), v.discover_max);
     for c in &mut view.candidates {
@@ -84,7 +89,12 @@ fn found_of(
 }
 
 /// Starts the find round of the PR's head (one session per head: a retry carries it on).
-pub async fn start(svc: &Services, a: &Ask<'_>, tests: &[String]) -> Result<Started, JobError> {
+pub async fn start(
+    svc: &Services,
+    a: &Ask<'_>,
+    tests: &[String],
+    sources: &[String],
+) -> Result<Started, JobError> {
     let (repo, pr) = (a.repo, a.pr);
     let session = super::verify::session_id(
         svc.github.session_key(),
@@ -108,6 +118,7 @@ pub async fn start(svc: &Services, a: &Ask<'_>, tests: &[String]) -> Result<Star
             command: None,
             seed_env: &a.config.verify.seed_env,
             find: true,
+            sources,
         }),
     };
     super::rerun::start(svc, a.config, start).await

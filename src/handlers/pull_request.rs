@@ -296,8 +296,8 @@ pub async fn evaluate_with(
             gate.start_verification(svc, inst, repo, &claim, &tests, None)
                 .await?;
         }
-        verify::Status::ToFind { tests } => {
-            super::find::start(svc, &gate.ask(inst, repo), &tests).await?;
+        verify::Status::ToFind { tests, sources } => {
+            super::find::start(svc, &gate.ask(inst, repo), &tests, &sources).await?;
             gate.verification = super::find::status(svc, &gate.ask(inst, repo)).await?;
             if let verify::Status::Finding(view) = &gate.verification {
                 super::find::advance(svc, &gate.ask(inst, repo), view).await?;

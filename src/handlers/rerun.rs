@@ -50,6 +50,9 @@ pub struct VerifyPlan<'a> {
     /// The find round (docs/verification.md#found-in-the-prs-tests): an empty test, the files'
     /// every test once, on both sides.
     pub find: bool,
+    /// The find round's Rust sources whose test modules run in each side's own copy (the
+    /// options' `find_sources`).
+    pub sources: &'a [String],
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -140,7 +143,11 @@ pub async fn start(svc: &Services, config: &RepoConfig, s: Start<'_>) -> Result<
             now_ms: now,
             deadline_ms: now + timeout_ms,
             verify,
-            options: Some(&rerun::options_input(config, s.verify.is_some())),
+            options: Some(&rerun::options_input(
+                config,
+                s.verify.is_some(),
+                s.verify.as_ref().map_or(&[], |v| v.sources),
+            )),
         })
         .await
         .map_err(store_err)?;

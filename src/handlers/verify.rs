@@ -157,6 +157,7 @@ pub async fn start(
             command: a.config.verify.command.as_deref(),
             seed_env: &a.config.verify.seed_env,
             find: false,
+            sources: &[],
         }),
     };
     super::rerun::start(svc, a.config, start).await

@@ -296,7 +296,7 @@ pub async fn verify(
         "seed": claim.seed,
         "verdict": o.verdict.as_str(),
         "reason": o.reason,
-        "head": side_json(&head, &v.head, "the head"),
+        "head": head_json(&head, &v),
         "base": base_json(&mb, &v),
         "stopped_early": v.settled.is_some(),
         "tests_laid_over": tests,
@@ -336,11 +336,29 @@ fn verification_outcome(v: &Verification) -> verify::Outcome {
     }
 }
 
-/// The base side's JSON, with the limit its runs had (and so which one ended a hung run).
+/// The head side's JSON of a verification, with its runs' wall time.
+fn head_json(head: &str, v: &Verification) -> Value {
+    let mut j = side_json(head, &v.head, "the head");
+    j["run_seconds"] = json!(seconds(v.run_time.0));
+    j
+}
+
+/// Seconds to a tenth.
+fn seconds(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 10.0).round() / 10.0
+}
+
+/// The base side's JSON, with the limit its runs had (and so which one ended a hung run) and
+/// its runs' wall time.
 fn base_json(mb: &str, v: &Verification) -> Value {
     let mut j = side_json(mb, &v.base, "the merge base");
+    j["run_seconds"] = json!(seconds(v.run_time.1));
     j["limit_seconds"] = json!(v.base_limit.seconds());
     j["limit"] = json!(v.base_limit.describe());
+    if let Some(later) = v.after_hang {
+        j["after_hang_limit_seconds"] = json!(later.seconds());
+        j["after_hang_limit"] = json!(later.describe());
+    }
     j
 }
 
@@ -488,7 +506,7 @@ fn candidate_json(
         "test": test,
         "verdict": o.verdict.as_str(),
         "reason": o.reason,
-        "head": side_json(head, &v.head, "the head"),
+        "head": head_json(head, v),
         "base": base_json(mb, v),
         "stopped_early": v.settled.is_some(),
     })
@@ -582,7 +600,7 @@ pub async fn discover(
         "found_in_tests": true,
         "verdict": o.verdict.as_str(),
         "reason": o.reason,
-        "head": chosen.map(|v| side_json(&head, &v.2.head, "the head")),
+        "head": chosen.map(|v| head_json(&head, &v.2)),
         "base": chosen.map(|v| base_json(&mb, &v.2)),
         "found": found,
         "candidates": verified.iter().map(|v| candidate_json(&v.0, &v.1, sides, &v.2)).collect::<Vec<_>>(),

@@ -1,5 +1,5 @@
-//! The runs of one test on two sides, interleaved (head, base, head, …) so that a machine that
-//! slows down part-way does not bias one side. A stop (Ctrl-C, a cancelled MCP request) kills
+//! The runs of one test on two sides: the head's first, then the base's, each side stopping
+//! once the verdict is settled (docs/verification.md#a-verdicts-cost). A stop (Ctrl-C, a cancelled MCP request) kills
 //! the run in progress and the caller removes the worktrees.
 
 use std::path::Path;
@@ -161,14 +161,19 @@ pub struct Verification {
     pub settled: Option<Verdict>,
     /// The limit the base's runs had.
     pub base_limit: Limit,
+    /// The shorter limit of the base's runs after one hung, when one did (core::verify::early).
+    pub after_hang: Option<Limit>,
+    /// The wall time of each side's runs, head then base (builds not counted).
+    pub run_time: (Duration, Duration),
     /// The runs asked of each side.
     pub runs: u32,
 }
 
 /// Prepares both sides, then runs the test on the head `runs` times, stopping at its first
 /// failure (`still fails`); then on the base, each run limited by the larger of a floor and a
-/// multiple of the head's slowest passing run (never more than the configured limit),
-/// stopping once a base run passed and another failed (`not deterministic`).
+/// multiple of the head's slowest passing run (never more than the configured limit), and
+/// after a base run hung, twice the head's slowest passing run; stopping once a base run
+/// passed and another failed (`not deterministic`).
 pub async fn verify_sides(
     runner: &Runner,
     (head, base): (&Path, &Path),
@@ -194,6 +199,8 @@ pub async fn verify_sides(
                 base: side(b),
                 settled: None,
                 base_limit: configured,
+                after_hang: None,
+                run_time: (Duration::ZERO, Duration::ZERO),
                 runs,
             });
         }
@@ -201,36 +208,46 @@ pub async fn verify_sides(
     let mut runs_so_far = Runs {
         head: Tally::default(),
         base: Tally::default(),
+        head_time: Duration::ZERO,
+        base_time: Duration::ZERO,
         done: 0,
         total: runs * 2,
         progress,
         stop,
     };
-    let (slowest, settled) = runs_so_far
+    let (slowest, settled, _) = runs_so_far
         .side(Side::Head, runner, (&ph, head), (test, seed), runs)
         .await?;
     if settled.is_some() {
-        return Ok(runs_so_far.verification(settled, configured, runs));
+        return Ok(runs_so_far.verification(settled, (configured, None), runs));
     }
     let limit = early::base_limit(runner.settings.timeout, slowest);
-    let mut on_base = runner.clone();
-    on_base.settings.timeout = Duration::from_secs(limit.seconds());
-    let (_, settled) = runs_so_far
-        .side(Side::Base, &on_base, (&pb, base), (test, seed), runs)
+    let (_, settled, after_hang) = runs_so_far
+        .side(
+            Side::Base(limit, slowest),
+            runner,
+            (&pb, base),
+            (test, seed),
+            runs,
+        )
         .await?;
-    Ok(runs_so_far.verification(settled, limit, runs))
+    Ok(runs_so_far.verification(settled, (limit, after_hang), runs))
 }
 
 #[derive(Clone, Copy)]
 enum Side {
     Head,
-    Base,
+    /// The base, its runs under this limit until one hangs, and the head's slowest passing run.
+    Base(Limit, Option<Duration>),
 }
 
 /// Both sides' tallies while `verify_sides` runs them, and the progress it reports.
 struct Runs<'a> {
     head: Tally,
     base: Tally,
+    /// The wall time of each side's runs so far.
+    head_time: Duration,
+    base_time: Duration,
     done: u32,
     total: u32,
     progress: &'a dyn Progress,
@@ -238,8 +255,9 @@ struct Runs<'a> {
 }
 
 impl Runs<'_> {
-    /// Up to `runs` runs of one side, each added to its tally: the slowest passing run, and the
-    /// verdict when the runs so far settled it (the remaining runs are not made).
+    /// Up to `runs` runs of one side, each added to its tally: the slowest passing run, the
+    /// verdict when the runs so far settled it (the remaining runs are not made), and the
+    /// shorter limit the base's runs had after one hung, if one did.
     async fn side(
         &mut self,
         side: Side,
@@ -247,40 +265,64 @@ impl Runs<'_> {
         (prepared, dir): (&Prepared, &Path),
         (test, seed): (&str, Option<&str>),
         runs: u32,
-    ) -> Result<(Option<Duration>, Option<Verdict>), Stopped> {
+    ) -> Result<(Option<Duration>, Option<Verdict>, Option<Limit>), Stopped> {
         let mut slowest: Option<Duration> = None;
+        let mut after_hang: Option<Limit> = None;
+        let mut limited = runner.clone();
+        if let Side::Base(limit, _) = side {
+            limited.settings.timeout = Duration::from_secs(limit.seconds());
+        }
         for _ in 0..runs {
             if self.stop.is_cancelled() {
                 return Err(Stopped::Interrupted);
             }
             let began = Instant::now();
-            let outcome = runner
+            let outcome = limited
                 .run_once(prepared, dir, test, seed, self.stop)
                 .await?;
+            let took = began.elapsed();
             if outcome == Outcome::Passed {
-                slowest = slowest.max(Some(began.elapsed()));
+                slowest = slowest.max(Some(took));
             }
-            let (tally, label) = match side {
-                Side::Head => (&mut self.head, "head"),
-                Side::Base => (&mut self.base, "base"),
+            let (tally, time, label) = match side {
+                Side::Head => (&mut self.head, &mut self.head_time, "head"),
+                Side::Base(..) => (&mut self.base, &mut self.base_time, "base"),
             };
+            *time += took;
+            if let Side::Base(limit, head_slowest) = side
+                && after_hang.is_none()
+                && early::hung(&outcome)
+            {
+                let later = early::after_hang(limit, head_slowest);
+                if later != limit {
+                    limited.settings.timeout = Duration::from_secs(later.seconds());
+                    after_hang = Some(later);
+                }
+            }
             tally.add(&outcome);
             self.done += 1;
             self.progress
                 .ran(self.done, self.total, label, outcome.failed());
             if let Some(v) = early::settled(self.head.count(), self.base.count()) {
-                return Ok((slowest, Some(v)));
+                return Ok((slowest, Some(v), after_hang));
             }
         }
-        Ok((slowest, None))
+        Ok((slowest, None, after_hang))
     }
 
-    fn verification(self, settled: Option<Verdict>, base_limit: Limit, runs: u32) -> Verification {
+    fn verification(
+        self,
+        settled: Option<Verdict>,
+        (base_limit, after_hang): (Limit, Option<Limit>),
+        runs: u32,
+    ) -> Verification {
         Verification {
             head: self.head,
             base: self.base,
             settled,
             base_limit,
+            after_hang,
+            run_time: (self.head_time, self.base_time),
             runs,
         }
     }

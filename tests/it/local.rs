@@ -563,6 +563,53 @@ fn verify_local_runs_the_head_first_and_stops_once_the_verdict_is_settled() {
 }
 
 #[test]
+fn after_a_base_run_hangs_the_later_ones_get_twice_the_head_not_the_limit_again() {
+    // The head passes at once; every base run sleeps. The first base run has the configured
+    // limit (3 s, under the floor); once it hung, the later ones have 2x the head's slowest
+    // passing run, rounded up to 1 s. The hung runs are failures: verified.
+    let (_top, work) = repo(
+        &[
+            (
+                "t.sh",
+                "#!/bin/sh\nif grep -q base side.txt; then sleep 600; fi\n",
+            ),
+            ("side.txt", "base\n"),
+        ],
+        &[("side.txt", "head\n")],
+    );
+    let (_, js) = run(
+        &work,
+        &[
+            "verify-local",
+            "--test",
+            "pkg::TestWake",
+            "--runs",
+            "3",
+            "--timeout",
+            "3",
+            "--runner",
+            "command",
+            "--command",
+            "sh t.sh",
+        ],
+    );
+    assert_eq!(js["verdict"], "verified", "{js}");
+    assert_eq!(js["base"]["how"], "2 hung (1 s), 1 hung (3 s)", "{js}");
+    assert_eq!(js["base"]["limit_seconds"], 3, "{js}");
+    assert_eq!(js["base"]["after_hang_limit_seconds"], 1, "{js}");
+    assert!(
+        js["base"]["after_hang_limit"]
+            .as_str()
+            .is_some_and(|l| l.contains("once a run hung")),
+        "{js}"
+    );
+    for side in ["head", "base"] {
+        assert!(js[side]["run_seconds"].is_number(), "{side}: {js}");
+    }
+    assert_eq!(worktrees(&work), 1, "no worktree left");
+}
+
+#[test]
 fn rerun_local_refuses_option_like_and_dotdot_ids_and_runs_nothing() {
     // A Go module on both sides: with the id passed on, `go test -run … -exec=…` would run the
     // command. Refused before any worktree or runner.

@@ -581,6 +581,7 @@ both_backends!(
     a_pr_without_a_claim_or_a_test_file_is_judged_on_its_text,
     an_older_workflow_without_the_find_mode_leaves_the_text_only_gate,
     a_push_during_the_find_round_starts_over,
+    a_rust_source_s_changed_test_runs_in_each_side_s_own_copy,
 );
 
 const PROSE: &str = "Fix the lost wakeup in Pool.Checkout: Return signals while it holds the lock.\n\nThe new tests cover the drained pool and the idle list.\n";
@@ -874,5 +875,55 @@ async fn a_push_during_the_find_round_starts_over(db: Db) {
     assert_eq!(dispatches(&fake).len(), 4, "only the two find rounds");
     let run = check(&fake, "head-f7");
     assert_eq!(run["status"], "in_progress", "{run}");
+    app.stop().await;
+}
+
+const RUST_SOURCE_TEST: &str = "@@ -10,6 +10,7 @@\n #[cfg(test)]\n mod tests {\n     #[test]\n     fn take_wakes_the_waiter() {\n+        super::park_before_wait();\n         assert_eq!(super::take(), 1);\n     }\n";
+
+async fn a_rust_source_s_changed_test_runs_in_each_side_s_own_copy(db: Db) {
+    // No test file: the changed test lives in src/pool.rs's test module. The find round runs
+    // it on each side's own copy (find_sources in the options), nothing is laid over the base,
+    // and the test failing there and passing on the head is verified as a claim.
+    let fake = verify_world("head-f9").await;
+    fake.add_pr(
+        REPO,
+        1,
+        "head-f9",
+        PROSE,
+        vec![
+            ("pool/pool.go", Some(RACY_PATCH)),
+            ("src/pool.rs", Some(RUST_SOURCE_TEST)),
+        ],
+    );
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "f9").await;
+    let (find, branch, base) = pair(&fake, "head-f9");
+    for d in [&branch, &base] {
+        assert_eq!(d["test"], "", "{d}");
+        assert!(d.get("tests").is_none(), "nothing laid over: {d}");
+        let options: Value =
+            serde_json::from_str(d["options"].as_str().expect("options")).expect("JSON");
+        assert_eq!(options["find_sources"], json!(["src/pool.rs"]), "{d}");
+    }
+    let report = |failed: bool| {
+        format!(
+            "<testsuites><testsuite name=\"src\"><testcase classname=\"src\" name=\"pool::tests::take_wakes_the_waiter\">{}</testcase></testsuite></testsuites>",
+            if failed {
+                "<failure message=\"assertion failed\"/>"
+            } else {
+                ""
+            }
+        )
+    };
+    complete_with(&mut app, &fake, 991, &find, "base", &report(true)).await;
+    complete_with(&mut app, &fake, 992, &find, "branch", &report(false)).await;
+    let ds = dispatches(&fake);
+    assert_eq!(ds.len(), 4, "the candidate verified: {ds:?}");
+    for d in &ds[2..] {
+        assert_eq!(
+            d["inputs"]["test"], "src/pool.rs::tests::take_wakes_the_waiter",
+            "{d}"
+        );
+    }
     app.stop().await;
 }

@@ -730,7 +730,7 @@ fn real_fixes_get_their_verdict_through_the_workflows_shell() {
             None => repro_gate::core::config::RepoConfig::default(),
         };
         config.rerun.run_timeout_seconds = u64::from(case.timeout.unwrap_or(timeout));
-        let options = repro_gate::core::rerun::options_input(&config, true);
+        let options = repro_gate::core::rerun::options_input(&config, true, &[]);
         let runs_s = runs.max(case.runs.unwrap_or(0)).to_string();
         let tests_s = tests.join(" ");
         let start = std::time::Instant::now();
@@ -936,6 +936,74 @@ fn the_find_mode_runs_every_test_of_the_prs_go_files_once_on_each_side() {
         ],
     );
     assert!(bad.is_err_and(|e| e.contains("not a repository path")));
+}
+
+/// The find mode on a Rust source's own test module (options' `find_sources`, no test file):
+/// each side runs its own copy of the module's tests (nothing is laid over the merge base),
+/// so a test the fix changes fails on the base and passes on the head; a source path outside
+/// `src/` or with `..` is not run.
+#[test]
+fn the_find_mode_runs_a_rust_source_s_test_module_in_each_side_s_own_copy() {
+    use repro_gate::core::verify::discover::Seen;
+    use repro_gate::core::verify::find::{combine, side_results};
+
+    if !have("cargo") || !have("git") || !have("jq") {
+        eprintln!("skipped: the cargo find mode's test needs cargo, git and jq");
+        return;
+    }
+    let origin = tempfile::tempdir().expect("tempdir");
+    let o = origin.path();
+    git(o, &["init", "-q", "-b", "main"]);
+    write(o, ".gitignore", "target/\n");
+    write(
+        o,
+        "Cargo.toml",
+        "[package]\nname = \"pool\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    );
+    let lib = |wakes: &str| {
+        format!(
+            "pub fn wakes() -> bool {{\n    {wakes}\n}}\n\n#[cfg(test)]\nmod tests {{\n    #[test]\n    fn wakes_the_waiter() {{\n        assert!(super::wakes(), \"the waiter never woke\");\n    }}\n\n    #[test]\n    fn idle() {{}}\n}}\n"
+        )
+    };
+    write(o, "src/lib.rs", &lib("false"));
+    let base = commit(o, "base");
+    write(o, "src/lib.rs", &lib("true"));
+    let head = commit(o, "fix");
+    let options = r#"{"find_sources": ["src/lib.rs", "../etc/x.rs", "build.rs"]}"#;
+    let find = |sha: &str, side: &str, extra: &[(&str, &str)]| {
+        let mut i = vec![
+            ("sha", sha),
+            ("test", ""),
+            ("runs", "1"),
+            ("session", "vf-0a1b2c3d4e5f"),
+            ("side", side),
+            ("options", options),
+        ];
+        i.extend_from_slice(extra);
+        let w = run_job(origin.path(), &i).expect("the find round's job");
+        side_results(&read_report(w.path(), "").tests)
+    };
+    let on_head = find(&head, "branch", &[]);
+    let on_base = find(&base, "base", &[("tests_from", head.as_str())]);
+    let declared = vec![("src/lib.rs::tests::wakes_the_waiter".to_string(), true)];
+    let rows: Vec<(String, Seen, Seen)> = combine(&declared, &on_head, &on_base)
+        .into_iter()
+        .map(|f| (f.test, f.base, f.head))
+        .collect();
+    assert_eq!(
+        rows[0],
+        (
+            "src/lib.rs::tests::wakes_the_waiter".to_string(),
+            Seen::Failed,
+            Seen::Passed
+        ),
+        "head {on_head:?}, base {on_base:?}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.0.ends_with("idle") && r.1 == Seen::Passed && r.2 == Seen::Passed),
+        "{rows:?}"
+    );
 }
 
 /// The workflow's "Check the inputs" step alone, in an empty folder, with `test` as the id and

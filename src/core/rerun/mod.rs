@@ -75,9 +75,14 @@ fn sha2_digest(key: &[u8], seed: &str) -> Vec<u8> {
 }
 
 /// The workflow's `options` input: the maintainers' `rerun.args`, `rerun.env`,
-/// `rerun.run_timeout_seconds`, and for a verification `verify.build` and `verify.seed_env`
-/// (JSON, passed to the workflow's shell as data).
-pub fn options_input(config: &crate::core::config::RepoConfig, verify: bool) -> String {
+/// `rerun.run_timeout_seconds`, and for a verification `verify.build`, `verify.seed_env` and
+/// the find round's `find_sources` (Rust sources whose test modules each side runs in its own
+/// copy) (JSON, passed to the workflow's shell as data).
+pub fn options_input(
+    config: &crate::core::config::RepoConfig,
+    verify: bool,
+    find_sources: &[String],
+) -> String {
     let mut o = serde_json::json!({
         "run_timeout_seconds": config.rerun.run_timeout_seconds,
     });
@@ -93,6 +98,9 @@ pub fn options_input(config: &crate::core::config::RepoConfig, verify: bool) -> 
         }
         if !config.verify.seed_env.is_empty() {
             o["seed_env"] = serde_json::json!(config.verify.seed_env);
+        }
+        if !find_sources.is_empty() {
+            o["find_sources"] = serde_json::json!(find_sources);
         }
     }
     o.to_string()

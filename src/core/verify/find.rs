@@ -121,6 +121,35 @@ pub fn declared_in_diff(files: &[FileChange]) -> Vec<(String, bool)> {
     out
 }
 
+/// The Rust source files the find round runs the test modules of (each side its own copy,
+/// never laid over the merge base: the file holds the change): those whose diff declares or
+/// changes a test, with a path the workflow can take, at most
+/// [`super::claim::MAX_TEST_FILES`].
+pub fn sources_to_run(files: &[FileChange]) -> Vec<String> {
+    let declared = declared_in_diff(files);
+    let mut out: Vec<String> = Vec::new();
+    for f in files {
+        let rust_source = f.path.ends_with(".rs") && !is_test_file(&f.path);
+        if f.status == FileStatus::Removed
+            || !rust_source
+            || !f.path.starts_with("src/")
+            || !super::claim::safe_path(&f.path)
+            || out.contains(&f.path)
+            || out.len() >= super::claim::MAX_TEST_FILES
+        {
+            continue;
+        }
+        let prefix = format!("{}::", f.path);
+        if declared
+            .iter()
+            .any(|(id, changed)| *changed && id.starts_with(&prefix))
+        {
+            out.push(f.path.clone());
+        }
+    }
+    out
+}
+
 /// The find round's table: each test the diff declares or a side reported, with what it did on
 /// each side. A test a side has no result for is `did not build` there when that side's build
 /// failed (with its first error line), else `no result`.
@@ -366,6 +395,30 @@ pub(crate) mod tests {
         assert!(b[0].reason.as_deref().is_some_and(|r| {
             r.starts_with("services/pool/wakeup_test.go:17:4: p.beforeWait undefined")
         }));
+    }
+
+    #[test]
+    fn a_rust_source_whose_diff_changes_a_test_is_run_in_place_not_laid_over() {
+        let with_test = added_file(
+            "src/pool.rs",
+            "pub fn f() {}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn wakes() {}\n}\n",
+        );
+        let no_test = added_file("src/lib.rs", "pub mod pool;\n");
+        let under_tests = added_file("tests/pool.rs", "#[test]\nfn wakes() {}\n");
+        let odd_path = added_file(
+            "src/po ol.rs",
+            "#[cfg(test)]\nmod tests {\n    #[test]\n    fn wakes() {}\n}\n",
+        );
+        let mut removed = with_test.clone();
+        removed.path = "src/gone.rs".into();
+        removed.status = FileStatus::Removed;
+        let files = [with_test.clone(), no_test, under_tests, odd_path, removed];
+        assert_eq!(sources_to_run(&files), vec!["src/pool.rs".to_string()]);
+        // A source changed outside its tests: nothing to run there.
+        let mut outside = with_test;
+        outside.status = FileStatus::Modified;
+        outside.patch = Some("@@ -1,1 +1,1 @@\n-pub fn f() {}\n+pub fn f() { g() }\n".into());
+        assert!(sources_to_run(&[outside]).is_empty());
     }
 
     #[test]

@@ -191,7 +191,7 @@ pub fn section(
             "### Verification is off for this PR\n\nThe description names no reproduction to run, and the rerun workflow `.github/workflows/{}` on the default branch is an older copy that cannot look for one among the PR's tests (it runs one named test only), so the PR was judged on its text. Update it from `{WORKFLOW_TEMPLATE}` in repro-gate to have the gate find and verify the reproduction among the PR's own tests.\n",
             md(workflow)
         )),
-        Status::ToFind { tests } => {
+        Status::ToFind { tests, .. } => {
             let view = SessionView {
                 id: String::new(),
                 claim: find::claim_for(""),

@@ -41,8 +41,13 @@ pub enum Status {
     /// No claim, and the rerun workflow is an older copy without the find round: the
     /// text-only gate, and the summary says so.
     NoFindMode { workflow: String },
-    /// No claim, and the PR adds or changes these test files: the find round should start.
-    ToFind { tests: Vec<String> },
+    /// No claim, and the PR adds or changes these test files (laid over the merge base) or
+    /// the tests of these Rust sources (each side runs its own copy): the find round should
+    /// start.
+    ToFind {
+        tests: Vec<String>,
+        sources: Vec<String>,
+    },
     /// The search among the PR's tests: its find round and its candidates' verifications.
     Finding(Box<find::FindView>),
 }
