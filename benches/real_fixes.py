@@ -17,10 +17,10 @@ its case's own verdict (`could not run`).
 `--cost` is the verdict-cost benchmark (docs/verification.md#a-verdicts-cost): the cases whose
 merge base hangs, with their claim, at `--runs` (the product's default is 20) and `--timeout`
 (300, the product's default `rerun.run_timeout_seconds`, unless the case sets one). Its table
-has each side's runs' wall time from the JSON (`run_seconds`, builds not counted), the bound
-the design aims at (twice the head's runs plus one 30 s floor), and the whole verdict's wall
-time. A binary whose JSON has no `run_seconds` (before they were reported) shows the verdict's
-wall time only.
+has each side's build and runs' wall time from the JSON (`build_seconds`, `run_seconds`), the
+base against the bound the design aims at (twice the head plus one 30 s floor), counted on the
+runs alone and on whole sides, and the whole verdict's wall time. A binary whose JSON has
+neither (before they were reported) shows the verdict's wall time only.
 
     python3 benches/real_fixes.py --binary target/release/repro-gate --mirror /work/.mirror --cost --runs 20 --timeout 300
 
@@ -129,6 +129,8 @@ def run_case(case, args):
             "why": out.get("reason") or out.get("error") or "",
             "head_s": head.get("run_seconds"),
             "base_s": base.get("run_seconds"),
+            "head_build_s": head.get("build_seconds"),
+            "base_build_s": base.get("build_seconds"),
             "runs": (head.get("runs"), base.get("runs")),
             "limits": " then ".join(
                 x for x in (base.get("limit"), base.get("after_hang_limit")) if x
@@ -158,11 +160,23 @@ def same_test(found, expected):
 
 
 def cost(cases, args):
-    """The verdict-cost table: each hung-base case's verdict, both sides' run times, the bound."""
+    """The verdict-cost table: each hung-base case's verdict, both sides' build and run times,
+    and the base against the bound, counted two ways: runs only (2x the head's runs + 30 s)
+    and whole sides (2x the head's build and runs + 30 s)."""
     floor = 30.0
-    print("| case | runs | verdict | head runs | base runs | bound (2x head + 30 s) | base limits | verdict's wall time |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(
+        "| case | runs | verdict | head: build + runs | base: build + runs "
+        "| base runs vs 2x head runs + 30 s | base side vs 2x head side + 30 s | base limits | verdict's wall time |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     wrong = 0
+    fmt = lambda x: "-" if x is None else f"{x:.1f} s"
+
+    def against(got, bound):
+        if got is None or bound is None:
+            return "-"
+        return f"{got:.1f} s of {bound:.1f} s ({'within' if got <= bound else 'OVER'})"
+
     for case in cases:
         if args.only and case["id"] not in args.only.split(","):
             continue
@@ -172,12 +186,14 @@ def cost(cases, args):
             continue
         wrong += r["got"] != case["expected"]
         h, b = r.get("head_s"), r.get("base_s")
-        fmt = lambda x: "-" if x is None else f"{x:.1f} s"
-        bound = None if h is None else 2 * h + floor
-        within = "" if bound is None or b is None else (" (within)" if b <= bound else " (OVER)")
+        hb, bb = r.get("head_build_s"), r.get("base_build_s")
+        runs_bound = None if h is None else 2 * h + floor
+        side = lambda x, y: None if x is None or y is None else x + y
+        side_bound = None if side(h, hb) is None else 2 * side(h, hb) + floor
         runs = "/".join("-" if x is None else str(x) for x in r.get("runs", (None, None)))
         print(
-            f"| {case['id']} | {runs} | {r['got']} | {fmt(h)} | {fmt(b)}{within} | {fmt(bound)} "
+            f"| {case['id']} | {runs} | {r['got']} | {fmt(hb)} + {fmt(h)} | {fmt(bb)} + {fmt(b)} "
+            f"| {against(b, runs_bound)} | {against(side(b, bb), side_bound)} "
             f"| {r.get('limits') or '-'} | {r['time']:.0f} s |",
             flush=True,
         )

@@ -336,10 +336,11 @@ fn verification_outcome(v: &Verification) -> verify::Outcome {
     }
 }
 
-/// The head side's JSON of a verification, with its runs' wall time.
+/// The head side's JSON of a verification, with its runs' and its build's wall time.
 fn head_json(head: &str, v: &Verification) -> Value {
     let mut j = side_json(head, &v.head, "the head");
     j["run_seconds"] = json!(seconds(v.run_time.0));
+    j["build_seconds"] = json!(seconds(v.build_time.0));
     j
 }
 
@@ -349,10 +350,11 @@ fn seconds(d: std::time::Duration) -> f64 {
 }
 
 /// The base side's JSON, with the limit its runs had (and so which one ended a hung run) and
-/// its runs' wall time.
+/// its runs' and its build's wall time.
 fn base_json(mb: &str, v: &Verification) -> Value {
     let mut j = side_json(mb, &v.base, "the merge base");
     j["run_seconds"] = json!(seconds(v.run_time.1));
+    j["build_seconds"] = json!(seconds(v.build_time.1));
     j["limit_seconds"] = json!(v.base_limit.seconds());
     j["limit"] = json!(v.base_limit.describe());
     if let Some(later) = v.after_hang {

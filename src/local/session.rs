@@ -165,6 +165,8 @@ pub struct Verification {
     pub after_hang: Option<Limit>,
     /// The wall time of each side's runs, head then base (builds not counted).
     pub run_time: (Duration, Duration),
+    /// The wall time of each side's build (`prepare`), head then base.
+    pub build_time: (Duration, Duration),
     /// The runs asked of each side.
     pub runs: u32,
 }
@@ -185,8 +187,11 @@ pub async fn verify_sides(
     let configured = Limit::Configured {
         seconds: runner.settings.timeout.as_secs().max(1),
     };
+    let began = Instant::now();
     let ph = runner.prepare(head, test, seed, stop).await?;
+    let head_built = began.elapsed();
     let pb = runner.prepare(base, test, seed, stop).await?;
+    let build_time = (head_built, began.elapsed() - head_built);
     let (ph, pb) = match (ph, pb) {
         (Ok(h), Ok(b)) => (h, b),
         (h, b) => {
@@ -201,6 +206,7 @@ pub async fn verify_sides(
                 base_limit: configured,
                 after_hang: None,
                 run_time: (Duration::ZERO, Duration::ZERO),
+                build_time,
                 runs,
             });
         }
@@ -219,7 +225,7 @@ pub async fn verify_sides(
         .side(Side::Head, runner, (&ph, head), (test, seed), runs)
         .await?;
     if settled.is_some() {
-        return Ok(runs_so_far.verification(settled, (configured, None), runs));
+        return Ok(runs_so_far.verification(settled, (configured, None), build_time, runs));
     }
     let limit = early::base_limit(runner.settings.timeout, slowest);
     let (_, settled, after_hang) = runs_so_far
@@ -231,7 +237,7 @@ pub async fn verify_sides(
             runs,
         )
         .await?;
-    Ok(runs_so_far.verification(settled, (limit, after_hang), runs))
+    Ok(runs_so_far.verification(settled, (limit, after_hang), build_time, runs))
 }
 
 #[derive(Clone, Copy)]
@@ -314,6 +320,7 @@ impl Runs<'_> {
         self,
         settled: Option<Verdict>,
         (base_limit, after_hang): (Limit, Option<Limit>),
+        build_time: (Duration, Duration),
         runs: u32,
     ) -> Verification {
         Verification {
@@ -323,6 +330,7 @@ impl Runs<'_> {
             base_limit,
             after_hang,
             run_time: (self.head_time, self.base_time),
+            build_time,
             runs,
         }
     }
