@@ -254,6 +254,21 @@ fn lists_its_tools_and_answers_each_with_the_clis_json() {
         assert_eq!(r["isError"], true, "{file}: {r}");
         assert!(!r.to_string().contains("secret content"), "{file}: {r}");
     }
+    // A file inside the checkout that is not a reliability file: named, with where it is
+    // wrong, and its content not quoted.
+    std::fs::write(
+        dir.path().join("notes.yaml"),
+        "tests: [the inner secret content\n",
+    )
+    .expect("write");
+    let r = c.call(
+        16,
+        "lookup_test",
+        json!({"test": "x", "file": "notes.yaml"}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(r.to_string().contains("notes.yaml"), "{r}");
+    assert!(!r.to_string().contains("inner secret"), "{r}");
     let again = c.call(10, "lookup_test", json!({"test": "pkg::TestNew"}));
     assert_eq!(again["isError"], false);
     assert_eq!(c.close(), Some(0), "exit 0 when stdin closes");
