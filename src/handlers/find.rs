@@ -30,7 +30,9 @@ pub async fn status(svc: &Services, a: &Ask<'_>) -> Result<Status, JobError> {
     let Ok(tests) = verify::test_files_for_base(a.files) else {
         return Ok(Status::Inapplicable);
     };
-    let sources = find::sources_to_run(a.files);
+    // The diff's declared tests, read once: the sources to run and the round's table.
+    let declared = find::declared_in_diff(a.files);
+    let sources = find::sources_to_run(&declared);
     if tests.is_empty() && sources.is_empty() {
         return Ok(Status::Inapplicable);
     }
@@ -56,7 +58,7 @@ pub async fn status(svc: &Services, a: &Ask<'_>) -> Result<Status, JobError> {
     let Some((row, session)) = row.and_then(|r| view_of(&r).map(|s| (r, s))) else {
         return Ok(Status::ToFind { tests, sources });
     };
-    let mut view = FindView::new(session, found_of(&row, a.files), v.discover_max);
+    let mut view = FindView::new(session, found_of(&row, &declared), v.discover_max);
     for c in &mut view.candidates {
         c.session = svc
             .store
@@ -70,10 +72,7 @@ pub async fn status(svc: &Services, a: &Ask<'_>) -> Result<Status, JobError> {
 }
 
 /// Each test of the find round, once both sides' results are in.
-fn found_of(
-    row: &SessionRow,
-    files: &[crate::core::classify::diff::FileChange],
-) -> Option<Vec<verify::discover::Found>> {
+fn found_of(row: &SessionRow, declared: &[(String, bool)]) -> Option<Vec<verify::discover::Found>> {
     let side = |name: &str| -> Option<Vec<SideResult>> {
         let s = row.sides.iter().find(|s| s.side == name)?;
         s.count?;
@@ -85,7 +84,7 @@ fn found_of(
         )
     };
     let (head, base) = (side("branch")?, side("base")?);
-    Some(find::combine(&find::declared_in_diff(files), &head, &base))
+    Some(find::combine(declared, &head, &base))
 }
 
 /// Starts the find round of the PR's head (one session per head: a retry carries it on).

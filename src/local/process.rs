@@ -49,6 +49,19 @@ fn adopt_orphans() {
     });
 }
 
+/// Ends a run whose shell is still running (out of time, or stopped): SIGTERM to its group,
+/// the shell's own exit awaited and reaped (until it is, its zombie keeps the group alive and
+/// `end_group` would wait out its whole grace: 3 s a hung run, seen in
+/// `benches/real_fixes.py --cost`), then whatever is left of the group goes.
+async fn end_running(pgid: i32, child: &mut tokio::process::Child) {
+    // SAFETY: killpg only sends a signal; a group that is gone answers ESRCH.
+    unsafe {
+        libc::killpg(pgid, libc::SIGTERM);
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
+    end_group(pgid, Duration::from_secs(2)).await;
+}
+
 /// Ends the process group `pgid`: SIGTERM, then SIGKILL to whatever is left after `grace`.
 async fn end_group(pgid: i32, grace: Duration) {
     // SAFETY: killpg only sends a signal; a group that is gone answers ESRCH.
@@ -135,15 +148,7 @@ pub async fn run(
         _ = tokio::time::sleep(limit) => Ended::TimedOut(limit.as_secs()),
         _ = stop.cancelled() => {
             if let Some(g) = pgid {
-                // The shell's own exit is awaited (and reaped) here: a zombie still counts as a
-                // member of its group, so waiting on the group alone would always take the
-                // whole grace. Then whatever is left of the group goes.
-                // SAFETY: killpg only sends a signal; a group that is gone answers ESRCH.
-                unsafe {
-                    libc::killpg(g, libc::SIGTERM);
-                }
-                let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
-                end_group(g, Duration::from_secs(2)).await;
+                end_running(g, &mut child).await;
             }
             let _ = child.wait().await;
             if let Some(r) = reader {
@@ -156,15 +161,7 @@ pub async fn run(
     // closes and the output is complete.
     if let Some(g) = pgid {
         if matches!(ended, Ended::TimedOut(_)) {
-            // The shell is still ours to reap: until it is, its zombie keeps the group alive
-            // and `end_group` would wait out its whole grace after every hung run (3 s a
-            // run, seen in benches/real_fixes.py --cost). Ask, reap, then end the rest.
-            // SAFETY: killpg only sends a signal; a group that is gone answers ESRCH.
-            unsafe {
-                libc::killpg(g, libc::SIGTERM);
-            }
-            let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
-            end_group(g, Duration::from_secs(2)).await;
+            end_running(g, &mut child).await;
         } else {
             end_group(g, Duration::from_millis(200)).await;
         }

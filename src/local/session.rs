@@ -1,6 +1,6 @@
 //! The runs of one test on two sides: the head's first, then the base's, each side stopping
-//! once the verdict is settled (docs/verification.md#a-verdicts-cost). A stop (Ctrl-C, a cancelled MCP request) kills
-//! the run in progress and the caller removes the worktrees.
+//! once the verdict is settled (docs/verification.md#a-verdicts-cost). A stop (Ctrl-C, a
+//! cancelled MCP request) kills the run in progress and the caller removes the worktrees.
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -245,9 +245,8 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// A repository whose bug shows only with seed 7311 (the seed drives the bad ordering), and a
-/// fix that adds the forcing test. Returns (origin, merge base, head).
-fn cargo_repo() -> (tempfile::TempDir, String, String) {
+/// A new repository holding an empty crate `pool` (its `target/` ignored), on `main`.
+fn cargo_origin() -> tempfile::TempDir {
     let origin = tempfile::tempdir().expect("tempdir");
     let o = origin.path();
     git(o, &["init", "-q", "-b", "main"]);
@@ -257,6 +256,14 @@ fn cargo_repo() -> (tempfile::TempDir, String, String) {
         "Cargo.toml",
         "[package]\nname = \"pool\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
     );
+    origin
+}
+
+/// A repository whose bug shows only with seed 7311 (the seed drives the bad ordering), and a
+/// fix that adds the forcing test. Returns (origin, merge base, head).
+fn cargo_repo() -> (tempfile::TempDir, String, String) {
+    let origin = cargo_origin();
+    let o = origin.path();
     write(
         o,
         "src/lib.rs",
@@ -951,15 +958,8 @@ fn the_find_mode_runs_a_rust_source_s_test_module_in_each_side_s_own_copy() {
         eprintln!("skipped: the cargo find mode's test needs cargo, git and jq");
         return;
     }
-    let origin = tempfile::tempdir().expect("tempdir");
+    let origin = cargo_origin();
     let o = origin.path();
-    git(o, &["init", "-q", "-b", "main"]);
-    write(o, ".gitignore", "target/\n");
-    write(
-        o,
-        "Cargo.toml",
-        "[package]\nname = \"pool\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
-    );
     let lib = |wakes: &str| {
         format!(
             "pub fn wakes() -> bool {{\n    {wakes}\n}}\n\n#[cfg(test)]\nmod tests {{\n    #[test]\n    fn wakes_the_waiter() {{\n        assert!(super::wakes(), \"the waiter never woke\");\n    }}\n\n    #[test]\n    fn idle() {{}}\n}}\n"

@@ -122,29 +122,24 @@ pub fn declared_in_diff(files: &[FileChange]) -> Vec<(String, bool)> {
 }
 
 /// The Rust source files the find round runs the test modules of (each side its own copy,
-/// never laid over the merge base: the file holds the change): those whose diff declares or
-/// changes a test, with a path the workflow can take, at most
+/// never laid over the merge base: the file holds the change): the `src/` files of the tests
+/// [`declared_in_diff`] found declared or changed, with a path the workflow can take, at most
 /// [`super::claim::MAX_TEST_FILES`].
-pub fn sources_to_run(files: &[FileChange]) -> Vec<String> {
-    let declared = declared_in_diff(files);
+pub fn sources_to_run(declared: &[(String, bool)]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for f in files {
-        let rust_source = f.path.ends_with(".rs") && !is_test_file(&f.path);
-        if f.status == FileStatus::Removed
-            || !rust_source
-            || !f.path.starts_with("src/")
-            || !super::claim::safe_path(&f.path)
-            || out.contains(&f.path)
-            || out.len() >= super::claim::MAX_TEST_FILES
-        {
+    for (id, changed) in declared {
+        let Some((path, _)) = id.split_once("::") else {
             continue;
-        }
-        let prefix = format!("{}::", f.path);
-        if declared
-            .iter()
-            .any(|(id, changed)| *changed && id.starts_with(&prefix))
+        };
+        if *changed
+            && path.starts_with("src/")
+            && path.ends_with(".rs")
+            && !is_test_file(path)
+            && super::claim::safe_path(path)
+            && !out.iter().any(|p| p == path)
+            && out.len() < super::claim::MAX_TEST_FILES
         {
-            out.push(f.path.clone());
+            out.push(path.to_string());
         }
     }
     out
@@ -413,12 +408,15 @@ pub(crate) mod tests {
         removed.path = "src/gone.rs".into();
         removed.status = FileStatus::Removed;
         let files = [with_test.clone(), no_test, under_tests, odd_path, removed];
-        assert_eq!(sources_to_run(&files), vec!["src/pool.rs".to_string()]);
+        assert_eq!(
+            sources_to_run(&declared_in_diff(&files)),
+            vec!["src/pool.rs".to_string()]
+        );
         // A source changed outside its tests: nothing to run there.
         let mut outside = with_test;
         outside.status = FileStatus::Modified;
         outside.patch = Some("@@ -1,1 +1,1 @@\n-pub fn f() {}\n+pub fn f() { g() }\n".into());
-        assert!(sources_to_run(&[outside]).is_empty());
+        assert!(sources_to_run(&declared_in_diff(&[outside])).is_empty());
     }
 
     #[test]
