@@ -35,8 +35,18 @@ pub fn read_inside(root: &Path, rel: &str, what: &str, limit: u64) -> Result<Str
     if !meta.is_file() {
         return Err(format!("{what} {rel} is not a regular file"));
     }
+    read_bounded(file, rel, what, limit)
+}
+
+/// At most `limit + 1` bytes of `from`, however long it is: more than `limit` is refused.
+fn read_bounded(
+    from: impl std::io::Read,
+    rel: &str,
+    what: &str,
+    limit: u64,
+) -> Result<String, String> {
     let mut bytes = Vec::new();
-    file.take(limit.saturating_add(1))
+    from.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read {what} {rel}: {}", e.kind()))?;
     if bytes.len() as u64 > limit {
@@ -97,6 +107,45 @@ mod tests {
                 Err(e) => assert!(!e.contains("secret content"), "{bad}: {e}"),
             }
         }
+    }
+
+    /// Each guard alone: `..` is refused even where it would come back inside, a folder is
+    /// named as not a file, and a path out (absolute or by a link) is refused by where it leads.
+    #[test]
+    fn each_guard_refuses_by_itself() {
+        let co = tempfile::tempdir().expect("tmp");
+        std::fs::create_dir(co.path().join("ci")).expect("mkdir");
+        std::fs::write(co.path().join("ci/ok.yaml"), "tests: []\n").expect("write");
+        std::os::unix::fs::symlink("/dev/zero", co.path().join("zero")).expect("symlink");
+        let e = read_inside(co.path(), "ci/../ci/ok.yaml", "the file", 100).unwrap_err();
+        assert!(e.contains("without `..`"), "{e}");
+        let e = read_inside(co.path(), "ci", "the file", 100).unwrap_err();
+        assert!(e.contains("is not a regular file"), "{e}");
+        let elsewhere = tempfile::NamedTempFile::new().expect("tmp");
+        let abs = elsewhere.path().to_string_lossy().into_owned();
+        for out in ["zero", "/dev/zero", abs.as_str()] {
+            let e = read_inside(co.path(), out, "the file", 100).unwrap_err();
+            assert!(e.contains("leads outside the checkout"), "{out}: {e}");
+        }
+    }
+
+    /// A source that never ends (as `/dev/zero` would, were it let through) is read no
+    /// further than the limit: this one fails the test if it is asked for more.
+    #[test]
+    fn an_endless_source_is_read_no_further_than_the_limit() {
+        struct Endless(u64);
+        impl std::io::Read for Endless {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                self.0 += buf.len() as u64;
+                if self.0 > 1 << 16 {
+                    return Err(std::io::Error::other("read past the limit"));
+                }
+                buf.fill(b'x');
+                Ok(buf.len())
+            }
+        }
+        let e = read_bounded(Endless(0), "zero", "the file", 100).unwrap_err();
+        assert!(e.contains("larger than 100 bytes"), "{e}");
     }
 
     #[test]

@@ -384,15 +384,11 @@ fn a_hung_run_costs_one_time_limit_and_is_a_failure() {
     assert_eq!(worktrees(&work), 1);
 }
 
-#[test]
-fn the_cargo_runner_reads_the_tests_own_results() {
-    if Command::new("cargo").arg("--version").output().is_err() {
-        eprintln!("skipped: cargo is not on PATH");
-        return;
-    }
+/// A cargo crate whose merge base lacks the fix `tests/wake.rs` checks.
+fn cargo_repo() -> (tempfile::TempDir, PathBuf) {
     let manifest =
         "[package]\nname = \"wake\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n";
-    let (_top, work) = repo(
+    repo(
         &[
             ("Cargo.toml", manifest),
             (".gitignore", "target/\n"),
@@ -405,19 +401,13 @@ fn the_cargo_runner_reads_the_tests_own_results() {
                 "#[test]\nfn wakeup_ordering() { assert!(wake::wakes()); }\n",
             ),
         ],
-    );
+    )
+}
+
+/// `repro-gate` as a person's shell runs it, not this test build's: none of cargo's variables.
+fn run_as_a_person(work: &Path, args: &[&str]) -> (Output, Value) {
     let mut cmd = Command::new(BIN);
-    cmd.args([
-        "verify-local",
-        "--test",
-        "tests/wake.rs::wakeup_ordering",
-        "--runs",
-        "2",
-        "--runner",
-        "cargo",
-    ])
-    .current_dir(&work);
-    // A person's shell, not this test build's: none of cargo's variables for it.
+    cmd.args(args).current_dir(work);
     for (k, _) in std::env::vars() {
         if k.starts_with("CARGO_") && k != "CARGO_HOME" || k == "RUSTC_WRAPPER" {
             cmd.env_remove(k);
@@ -425,6 +415,28 @@ fn the_cargo_runner_reads_the_tests_own_results() {
     }
     let out = cmd.output().expect("runs");
     let js: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out, js)
+}
+
+#[test]
+fn the_cargo_runner_reads_the_tests_own_results() {
+    if Command::new("cargo").arg("--version").output().is_err() {
+        eprintln!("skipped: cargo is not on PATH");
+        return;
+    }
+    let (_top, work) = cargo_repo();
+    let (out, js) = run_as_a_person(
+        &work,
+        &[
+            "verify-local",
+            "--test",
+            "tests/wake.rs::wakeup_ordering",
+            "--runs",
+            "2",
+            "--runner",
+            "cargo",
+        ],
+    );
     assert_eq!(
         js["verdict"],
         "verified",
@@ -436,6 +448,46 @@ fn the_cargo_runner_reads_the_tests_own_results() {
         (Some(2), Some(2))
     );
     assert_eq!(worktrees(&work), 1);
+}
+
+/// A name that is not a Rust path would become part of a nextest filter: with it,
+/// `test(=x) + all() + test(=wakeup_ordering)` selects every test and the claim would be
+/// verified by a test nobody named. The cargo runners refuse it before any run.
+#[test]
+fn the_cargo_runners_refuse_a_name_that_would_build_a_filter() {
+    let has = |tool: &[&str]| {
+        Command::new("cargo")
+            .args(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !has(&[]) || !has(&["nextest"]) {
+        eprintln!("skipped: cargo or cargo-nextest is not on PATH");
+        return;
+    }
+    let (_top, work) = cargo_repo();
+    for runner in ["nextest", "cargo"] {
+        let (out, js) = run_as_a_person(
+            &work,
+            &[
+                "verify-local",
+                "--test",
+                "tests/wake.rs::x) + all() + test(=wakeup_ordering",
+                "--runs",
+                "1",
+                "--runner",
+                runner,
+            ],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(js["verdict"], "verified", "{runner}: {js} {err}");
+        assert!(
+            format!("{js}{err}").contains("a Rust test name holds only"),
+            "{runner}: {js} {err}"
+        );
+        assert_eq!(worktrees(&work), 1, "{runner}: no worktree left");
+    }
 }
 
 /// `verify-local` with no claim in a clone whose branch adds `wake_test.go` (and `code.txt`'s
