@@ -253,7 +253,7 @@ fn verified(input: &GateInput<'_>) -> Option<(Conclusion, Basis)> {
         return None;
     }
     Some(match (input.verification, input.verification.outcome()) {
-        (verify::Status::AwaitingWriter { .. }, _) => {
+        (verify::Status::AwaitingWriter { .. } | verify::Status::FindAwaitingWriter { .. }, _) => {
             (Conclusion::ActionRequired, Basis::AwaitingWriter)
         }
         (_, None) => (Conclusion::Pending, Basis::Verifying),
@@ -415,6 +415,18 @@ mod tests {
                 req
             ),
             (Conclusion::ActionRequired, Basis::AwaitingWriter)
+        );
+        let fork_find = Status::FindAwaitingWriter {
+            tests: vec!["pool/wake_test.go".into()],
+            sources: vec![],
+        };
+        assert_eq!(
+            d(&fork_find, req),
+            (Conclusion::ActionRequired, Basis::AwaitingWriter)
+        );
+        assert_eq!(
+            d(&fork_find, VerifyMode::Advisory),
+            (Conclusion::Success, Basis::Evidence)
         );
         assert_eq!(
             d(

@@ -251,6 +251,16 @@ async fn verify_now(
     };
     let plan = match &gate.verification {
         Status::ToStart { claim, tests } => Ok((claim.clone(), tests.clone())),
+        Status::FindAwaitingWriter { tests, sources } => {
+            // A fork's search: the find round, then its candidates, as an automatic start.
+            let (tests, sources) = (tests.clone(), sources.clone());
+            let ask = gate.ask(inst, repo);
+            super::find::start(svc, &ask, &tests, &sources, Some(actor)).await?;
+            if let Status::Finding(view) = super::find::status(svc, &ask).await? {
+                super::find::advance(svc, &ask, &view).await?;
+            }
+            return Ok(None);
+        }
         Status::AwaitingWriter { claim } => claim_and_tests(claim),
         Status::Session(s) => claim_and_tests(&s.claim),
         Status::Unrunnable { reason, .. } => Err(format!("{reason}.")),

@@ -22,7 +22,7 @@ pub async fn status(svc: &Services, a: &Ask<'_>) -> Result<Status, JobError> {
         .evidence
         .iter()
         .any(|e| e.kind == EvidenceKind::Trace);
-    if !v.discover || traced || a.pr.fork {
+    if !v.discover || traced {
         return Ok(Status::Inapplicable);
     }
     // Test files laid over the merge base, and Rust sources whose test modules each side
@@ -56,6 +56,10 @@ pub async fn status(svc: &Services, a: &Ask<'_>) -> Result<Status, JobError> {
         .await
         .map_err(store_err)?;
     let Some((row, session)) = row.and_then(|r| view_of(&r).map(|s| (r, s))) else {
+        // A fork's code runs on this repository's runners only once a writer asks.
+        if a.pr.fork {
+            return Ok(Status::FindAwaitingWriter { tests, sources });
+        }
         return Ok(Status::ToFind { tests, sources });
     };
     let mut view = FindView::new(session, found_of(&row, &declared), v.discover_max);
@@ -88,11 +92,14 @@ fn found_of(row: &SessionRow, declared: &[(String, bool)]) -> Option<Vec<verify:
 }
 
 /// Starts the find round of the PR's head (one session per head: a retry carries it on).
+/// `by`: the writer whose `/repro verify` started it (a fork's PR), else an automatic start.
+/// Its candidates are then verified without asking again: the writer let this head's tests run.
 pub async fn start(
     svc: &Services,
     a: &Ask<'_>,
     tests: &[String],
     sources: &[String],
+    by: Option<&str>,
 ) -> Result<Started, JobError> {
     let (repo, pr) = (a.repo, a.pr);
     let session = super::verify::session_id(
@@ -108,7 +115,10 @@ pub async fn start(
         base_ref: &pr.base_ref,
         test: "",
         runs: 1,
-        trigger: StartedBy::Auto(crate::core::tier::Standing::Unlisted),
+        trigger: match by {
+            Some(login) => StartedBy::Command(login),
+            None => StartedBy::Auto(crate::core::tier::Standing::Unlisted),
+        },
         session,
         timeout_minutes: a.config.verify.timeout_minutes,
         verify: Some(VerifyPlan {

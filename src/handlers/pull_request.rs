@@ -297,7 +297,7 @@ pub async fn evaluate_with(
                 .await?;
         }
         verify::Status::ToFind { tests, sources } => {
-            super::find::start(svc, &gate.ask(inst, repo), &tests, &sources).await?;
+            super::find::start(svc, &gate.ask(inst, repo), &tests, &sources, None).await?;
             gate.verification = super::find::status(svc, &gate.ask(inst, repo)).await?;
             if let verify::Status::Finding(view) = &gate.verification {
                 super::find::advance(svc, &gate.ask(inst, repo), view).await?;

@@ -582,6 +582,7 @@ both_backends!(
     an_older_workflow_without_the_find_mode_leaves_the_text_only_gate,
     a_push_during_the_find_round_starts_over,
     a_rust_source_s_changed_test_runs_in_each_side_s_own_copy,
+    a_fork_s_search_runs_once_a_writer_asks_and_its_candidates_follow,
 );
 
 const PROSE: &str = "Fix the lost wakeup in Pool.Checkout: Return signals while it holds the lock.\n\nThe new tests cover the drained pool and the idle list.\n";
@@ -819,6 +820,93 @@ async fn an_older_workflow_without_the_find_mode_leaves_the_text_only_gate(db: D
     let text = summary(&run);
     assert!(text.contains("older copy"), "{text}");
     assert!(dispatches(&fake).is_empty());
+    app.stop().await;
+}
+
+/// A fork's PR with no claim and a test file: nothing runs, the check waits for a writer; a
+/// reader's `/repro verify` starts nothing; a writer's starts the find round (the audit names
+/// them), and its candidate is verified without asking again.
+async fn a_fork_s_search_runs_once_a_writer_asks_and_its_candidates_follow(db: Db) {
+    let fake = find_world("head-f7", true, WORKFLOW).await;
+    fake.set_pr(REPO, 1, |p| p.head_repo = Some("mallory/pool".into()));
+    let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
+    open(&mut app, "f7").await;
+    let run = check(&fake, "head-f7");
+    assert_eq!(run["conclusion"], "action_required", "{run}");
+    let text = summary(&run);
+    assert!(
+        text.contains("waits for a writer") && text.contains(TEST_FILE),
+        "{text}"
+    );
+    assert!(
+        dispatches(&fake).is_empty(),
+        "a fork's code ran without a person"
+    );
+
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-bob-f7",
+        &comment(71, "bob", "/repro verify"),
+    )
+    .await;
+    assert!(dispatches(&fake).is_empty(), "a reader started it");
+
+    deliver_done(
+        &mut app,
+        "issue_comment",
+        "c-alice-f7",
+        &comment(72, "alice", "/repro verify"),
+    )
+    .await;
+    let find = find_pair(&fake, "head-f7");
+    let run = check(&fake, "head-f7");
+    assert_eq!(run["status"], "in_progress", "{run}");
+    assert!(
+        summary(&run).contains("Looking for a reproduction among the PR's tests"),
+        "{}",
+        summary(&run)
+    );
+    let (wake, idle) = ("TestCheckoutWakeupOrdering", "TestCheckoutReturnsIdle");
+    complete_with(
+        &mut app,
+        &fake,
+        971,
+        &find,
+        "base",
+        &find_report(&[(wake, true), (idle, false)]),
+    )
+    .await;
+    complete_with(
+        &mut app,
+        &fake,
+        972,
+        &find,
+        "branch",
+        &find_report(&[(wake, false), (idle, false)]),
+    )
+    .await;
+    let ds = dispatches(&fake);
+    assert_eq!(ds.len(), 4, "the candidate followed: {ds:?}");
+    let verify = ds[2]["inputs"]["session"].as_str().unwrap().to_string();
+    assert!(
+        ds[2..].iter().all(|d| d["inputs"]["test"] == TEST),
+        "{ds:?}"
+    );
+    complete(&mut app, &fake, 973, &verify, "base", 20, 20).await;
+    complete(&mut app, &fake, 974, &verify, "branch", 0, 20).await;
+    assert_eq!(check(&fake, "head-f7")["conclusion"], "success");
+    let store = Store::connect(&db.url).await.expect("store");
+    let rows = store.audit(Some(REPO), Some(1), None).await.expect("audit");
+    store.close().await;
+    let started: Vec<(&str, bool)> = rows
+        .iter()
+        .filter(|r| r.command == "verify")
+        .map(|r| (r.actor.as_str(), r.accepted))
+        .collect();
+    assert_eq!(started, [("bob", false), ("alice", true)], "{rows:?}");
+    let v = verdicts(&db).await;
+    assert!(v.len() == 1 && v[0].0, "{v:?}");
     app.stop().await;
 }
 

@@ -179,7 +179,11 @@ fn found_section(f: &FindView, mode: VerifyMode, timeout_minutes: u32) -> String
     out
 }
 
-/// The search's section of a check summary (`NoFindMode`, `ToFind`, `Finding`).
+/// Most files a waiting search names (the rest are counted).
+const MAX_NAMED_FILES: usize = 10;
+
+/// The search's section of a check summary (`NoFindMode`, `ToFind`, `Finding`,
+/// `FindAwaitingWriter`).
 pub fn section(
     status: &Status,
     mode: VerifyMode,
@@ -211,6 +215,24 @@ pub fn section(
             ))
         }
         Status::Finding(f) => Some(found_section(f, mode, timeout_minutes)),
+        Status::FindAwaitingWriter { tests, sources } => {
+            let mut files: Vec<String> = tests.iter().chain(sources).map(|f| code(f)).collect();
+            let more = files.len().saturating_sub(MAX_NAMED_FILES);
+            files.truncate(MAX_NAMED_FILES);
+            let mut named = files.join(", ");
+            if more > 0 {
+                let _ = write!(named, " and {more} more");
+            }
+            Some(format!(
+                "### The search for a reproduction waits for a writer\n\nThe description names no reproduction to run, and this PR's code comes from a fork: code from a fork never runs on this repository's runners without a person. A writer (write, maintain or admin permission) can comment `/repro verify` to run the tests of {named} once on the merge base and on the head with `.github/workflows/{}`; those that fail on the base and pass on the head are then verified as a claim is.{}\n",
+                md(workflow),
+                if mode == VerifyMode::Advisory {
+                    " Meanwhile the description decides the check (`verify.mode: advisory`)."
+                } else {
+                    " Until then the check needs that action."
+                }
+            ))
+        }
         _ => super::summary::section(status, mode, workflow, timeout_minutes),
     }
 }
@@ -240,6 +262,19 @@ mod tests {
             60,
         )
         .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_fork_s_search_waits_for_a_writer() {
+        let tests: Vec<String> = (0..12).map(|i| format!("pool/t{i}_test.go")).collect();
+        let status = Status::FindAwaitingWriter {
+            tests,
+            sources: vec!["src/`lib`.rs".into()],
+        };
+        let text = |mode| section(&status, mode, "repro-gate-rerun.yml", 60).unwrap_or_default();
+        assert_eq!(title(&status), None);
+        insta::assert_snapshot!(text(VerifyMode::Required));
+        assert!(text(VerifyMode::Advisory).contains("Meanwhile the description decides"));
     }
 
     #[test]

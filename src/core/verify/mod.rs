@@ -50,6 +50,12 @@ pub enum Status {
     },
     /// The search among the PR's tests: its find round and its candidates' verifications.
     Finding(Box<find::FindView>),
+    /// No claim, the PR's code is from a fork and it adds or changes these test files (or the
+    /// tests of these Rust sources): the find round waits for a writer's `/repro verify`.
+    FindAwaitingWriter {
+        tests: Vec<String>,
+        sources: Vec<String>,
+    },
 }
 
 impl Status {
@@ -71,6 +77,7 @@ impl Status {
         matches!(
             self,
             Status::AwaitingWriter { .. }
+                | Status::FindAwaitingWriter { .. }
                 | Status::Unrunnable { .. }
                 | Status::ToStart { .. }
                 | Status::Session(_)

@@ -257,7 +257,10 @@ pub fn section(
         }
         Status::Session(s) => out.push_str(&session_section(s, mode, timeout_minutes)),
         // The find round's sections are find_summary's (which falls back to this one).
-        Status::NoFindMode { .. } | Status::ToFind { .. } | Status::Finding(_) => return None,
+        Status::NoFindMode { .. }
+        | Status::ToFind { .. }
+        | Status::Finding(_)
+        | Status::FindAwaitingWriter { .. } => return None,
     }
     Some(out)
 }
