@@ -292,13 +292,15 @@ impl Runner {
                 "--",
                 &quote(&sel.name),
             ]),
+            // jest's -t matches the describe blocks and the title joined by spaces; --verbose
+            // prints each test's result, whatever the number of files.
             Family::Jest => line(&[
-                "npx jest --ci --no-cache --runInBand",
+                "npx jest --ci --no-cache --runInBand --verbose",
                 &args,
                 "-t",
                 &quote(&format!(
                     "^{}$",
-                    crate::core::shell::regex_escape(&sel.name)
+                    crate::core::shell::regex_escape(&sel.name.replace(" \u{203a} ", " "))
                 )),
             ]),
         }

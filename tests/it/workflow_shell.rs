@@ -637,25 +637,268 @@ fn the_projects_own_real_fix_cases_are_well_formed() {
     assert!(n > 0, "no case under {}", root.display());
 }
 
+/// A real fix's clone, the files it changes (with their hunks, as GitHub's API gives them) and
+/// the repository's configuration as the case sets it.
+struct RealFixRepo {
+    clone: PathBuf,
+    files: Vec<repro_gate::core::classify::diff::FileChange>,
+    config: repro_gate::core::config::RepoConfig,
+}
+
+/// The case's clone under `mirror` (`owner+name/repo` or `owner/name`), or why it is skipped.
+fn real_fix_repo(mirror: &Path, case: &RealFix, timeout: u32) -> Result<RealFixRepo, String> {
+    use repro_gate::core::classify::diff::{FileChange, FileStatus};
+
+    let (owner, name) = case.repo.split_once('/').expect("owner/name");
+    let clone = [
+        mirror.join(format!("{owner}+{name}")).join("repo"),
+        mirror.join(owner).join(name),
+    ]
+    .into_iter()
+    .find(|p| p.is_dir())
+    .ok_or_else(|| format!("no clone of {}", case.repo))?;
+    let runner = case.runner.as_deref().unwrap_or("auto");
+    let works = |tool: &str, args: &[&str]| {
+        Command::new(tool)
+            .args(args)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if runner == "pytest" && !works("python3", &["-c", "import pytest"]) {
+        return Err("pytest is not installed".into());
+    }
+    if runner == "go" && !works("go", &["version"]) {
+        return Err("go is not installed".into());
+    }
+    let diff = |args: &[&str]| {
+        let out = Command::new("git")
+            .arg("--git-dir")
+            .arg(&clone)
+            .args(["diff", "--no-renames"])
+            .args(args)
+            .output()
+            .expect("git diff");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let files = diff(&["--name-status", &case.base, &case.fix])
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(status, path)| {
+            // GitHub's `patch` is the hunks alone, from the first `@@`.
+            let whole = diff(&[&case.base, &case.fix, "--", path]);
+            let patch = whole.find("\n@@").map(|at| whole[at + 1..].to_string());
+            FileChange {
+                path: path.to_string(),
+                previous_path: None,
+                status: match status {
+                    "A" => FileStatus::Added,
+                    "D" => FileStatus::Removed,
+                    _ => FileStatus::Modified,
+                },
+                patch,
+            }
+        })
+        .collect();
+    let mut config = match &case.config {
+        Some(c) => {
+            repro_gate::core::config::parse(&serde_saphyr::to_string(c).expect("config as YAML"))
+                .expect("the case's config")
+        }
+        None => repro_gate::core::config::RepoConfig::default(),
+    };
+    config.rerun.run_timeout_seconds = u64::from(case.timeout.unwrap_or(timeout));
+    Ok(RealFixRepo {
+        clone,
+        files,
+        config,
+    })
+}
+
+/// One side of a session through the workflow's shell, as the App dispatches it (the base at
+/// the merge base with the PR's test files laid over it; the find round's head with the same
+/// files named), and its report as the App reads the artifact.
+fn real_fix_side(
+    repo: &RealFixRepo,
+    case: &RealFix,
+    which: &str,
+    test: &str,
+    runs: u32,
+    options: &str,
+    tests: &[String],
+) -> (
+    repro_gate::core::verify::verdict::SideState,
+    Vec<repro_gate::core::failures::TestResult>,
+) {
+    use repro_gate::core::verify::verdict::{RunDetail, SideState};
+
+    let runs = runs.to_string();
+    let tests = tests.join(" ");
+    let mut inputs: Vec<(&str, &str)> = vec![
+        ("test", test),
+        ("runs", runs.as_str()),
+        ("session", "real-fix"),
+        ("side", which),
+        ("options", options),
+    ];
+    if which == "base" {
+        inputs.extend([
+            ("sha", case.base.as_str()),
+            ("tests_from", case.fix.as_str()),
+        ]);
+    } else {
+        inputs.push(("sha", case.fix.as_str()));
+    }
+    if (which == "base" || test.is_empty()) && !tests.is_empty() {
+        inputs.push(("tests", tests.as_str()));
+    }
+    let work = match run_job(&repo.clone, &inputs) {
+        Err(e) => {
+            let reason = e.chars().take(300).collect();
+            return (SideState::NotStarted { reason }, Vec::new());
+        }
+        Ok(work) => work,
+    };
+    let r = read_report(work.path(), test);
+    if std::env::var("DEBUG_REPORT").is_ok() {
+        eprintln!("{which}: {:?}", r.tally);
+        let _ = Command::new("sh")
+            .arg("-c")
+            .arg("cat selection; find . -type f | head; tail -30 runs/1/output.txt")
+            .current_dir(work.path().join("ws/repro-gate-report"))
+            .status();
+    }
+    let who = if which == "base" {
+        "the merge base"
+    } else {
+        "the head"
+    };
+    let (count, detail) = match &r.tally {
+        Some(t) => (
+            t.count(),
+            RunDetail {
+                how: t.failures_described(),
+                no_result: t.no_result_reason(who),
+            },
+        ),
+        None => (count_of(test, &r.tests), RunDetail::default()),
+    };
+    let state = SideState::Done {
+        count,
+        run_url: None,
+        detail,
+    };
+    (state, r.tests)
+}
+
+/// A verification of `test` through the workflow's shell, both sides, as a claim is verified.
+fn real_fix_verify(
+    repo: &RealFixRepo,
+    case: &RealFix,
+    test: &str,
+    runs: u32,
+) -> repro_gate::core::verify::SessionView {
+    use repro_gate::core::verify::find::claim_for;
+
+    let tests = repro_gate::core::verify::test_files_for_base(&repo.files).expect("plain paths");
+    let options = repro_gate::core::rerun::options_input(&repo.config, true, &[]);
+    let (base, _) = real_fix_side(repo, case, "base", test, runs, &options, &tests);
+    let (branch, _) = real_fix_side(repo, case, "branch", test, runs, &options, &tests);
+    repro_gate::core::verify::SessionView {
+        id: "real-fix".into(),
+        claim: claim_for(test),
+        head_sha: case.fix.clone(),
+        base_sha: case.base.clone(),
+        runs,
+        tests,
+        branch,
+        base,
+        timed_out: false,
+        requested_by: None,
+    }
+}
+
+/// The App's search with no claim, through the workflow's shell: the find round (every test of
+/// the PR's test files and of its changed Rust sources' test modules, once on each side), then
+/// each candidate verified as a claim is. The verdict and the verified test, if any.
+fn real_fix_find(
+    repo: &RealFixRepo,
+    case: &RealFix,
+    runs: u32,
+) -> (repro_gate::core::verify::verdict::Outcome, Option<String>) {
+    use repro_gate::core::verify::find::{
+        FindView, combine, declared_in_diff, side_results, sources_to_run,
+    };
+
+    let declared = declared_in_diff(&repo.files);
+    let sources = sources_to_run(&declared);
+    let tests = repro_gate::core::verify::test_files_for_base(&repo.files).expect("plain paths");
+    let options = repro_gate::core::rerun::options_input(&repo.config, true, &sources);
+    let (branch, on_head) = real_fix_side(repo, case, "branch", "", 1, &options, &tests);
+    let (base, on_base) = real_fix_side(repo, case, "base", "", 1, &options, &tests);
+    let found = combine(&declared, &side_results(&on_head), &side_results(&on_base));
+    let session = repro_gate::core::verify::SessionView {
+        id: "real-fix-find".into(),
+        claim: repro_gate::core::verify::find::claim_for(""),
+        head_sha: case.fix.clone(),
+        base_sha: case.base.clone(),
+        runs: 1,
+        tests,
+        branch,
+        base,
+        timed_out: false,
+        requested_by: None,
+    };
+    let mut view = FindView::new(session, Some(found), repo.config.verify.discover_max);
+    for c in &mut view.candidates {
+        let test = c.claim.test.clone().unwrap_or_default();
+        c.session = Some(real_fix_verify(repo, case, &test, runs));
+    }
+    let outcome = view.outcome().expect("every side is in");
+    let verified = view.verified().and_then(|s| s.claim.test.clone());
+    (outcome, verified)
+}
+
+/// One case per fix (repository, fix, base): the one expecting `verified` when there is one,
+/// as `benches/real_fixes.py --no-claim` takes them.
+fn one_per_fix(cases: Vec<RealFix>) -> Vec<RealFix> {
+    let mut out: Vec<RealFix> = Vec::new();
+    for c in cases {
+        match out
+            .iter_mut()
+            .find(|k| (&k.repo, &k.fix, &k.base) == (&c.repo, &c.fix, &c.base))
+        {
+            None => out.push(c),
+            Some(k) if c.expected == "verified" && k.expected != "verified" => *k = c,
+            Some(_) => {}
+        }
+    }
+    out
+}
+
 /// Real fixes of public repositories through the rerun workflow's own shell, both sides, as the
 /// App dispatches them for a verification: the branch side at the fix, the base side at the
 /// merge base with the fix's test files laid over it; each report read by the App's reader and
 /// judged by the App's verdict. Runs only when `REPRO_GATE_REAL_FIXES_MIRROR` names a folder of
 /// clones (`owner+name/repo`, as the search tool's fetch leaves them): it builds each repository
 /// twice. `REPRO_GATE_REAL_FIXES_RUNS` (3) runs per side, `REPRO_GATE_REAL_FIXES_TIMEOUT` (30 s)
-/// per run. `benches/real_fixes.py` runs the same cases through `verify-local`.
+/// per run. With `REPRO_GATE_REAL_FIXES_NO_CLAIM` set, each fix goes through the App's search
+/// instead (no claim: the find round, then its candidates verified), and a fix expected
+/// `verified` must be verified by its case's test. `benches/real_fixes.py` runs the same cases
+/// through `verify-local`.
 #[test]
 fn real_fixes_get_their_verdict_through_the_workflows_shell() {
-    use repro_gate::core::classify::diff::{FileChange, FileStatus};
-    use repro_gate::core::verify::verdict::{RunDetail, SideState, assess};
-
     let Some(mirror) = std::env::var_os("REPRO_GATE_REAL_FIXES_MIRROR").map(PathBuf::from) else {
         eprintln!(
             "skipped: set REPRO_GATE_REAL_FIXES_MIRROR to a folder of clones to run the real fixes"
         );
         return;
     };
-    let cases = real_fix_cases();
+    let no_claim = std::env::var_os("REPRO_GATE_REAL_FIXES_NO_CLAIM").is_some();
+    let cases = if no_claim {
+        one_per_fix(real_fix_cases())
+    } else {
+        real_fix_cases()
+    };
     let var = |k: &str, d: u32| {
         std::env::var(k)
             .ok()
@@ -667,157 +910,60 @@ fn real_fixes_get_their_verdict_through_the_workflows_shell() {
         var("REPRO_GATE_REAL_FIXES_TIMEOUT", 30),
     );
     let only = std::env::var("REPRO_GATE_REAL_FIXES_ONLY").unwrap_or_default();
+    let last = |t: &str| {
+        t.replace('/', "::")
+            .rsplit("::")
+            .next()
+            .unwrap_or("")
+            .to_string()
+    };
     let mut rows = Vec::new();
     for case in cases {
         if !only.is_empty() && !only.split(',').any(|o| o == case.id) {
             continue;
         }
-        let (owner, name) = case.repo.split_once('/').expect("owner/name");
-        let Some(clone) = [
-            mirror.join(format!("{owner}+{name}")).join("repo"),
-            mirror.join(owner).join(name),
-        ]
-        .into_iter()
-        .find(|p| p.is_dir()) else {
-            eprintln!("skipped {}: no clone of {}", case.id, case.repo);
-            continue;
-        };
-        let runner = case.runner.as_deref().unwrap_or("auto");
-        if runner == "pytest"
-            && !Command::new("python3")
-                .args(["-c", "import pytest"])
-                .status()
-                .is_ok_and(|s| s.success())
-        {
-            eprintln!("skipped {}: pytest is not installed", case.id);
-            continue;
-        }
-        if runner == "go"
-            && !Command::new("go")
-                .arg("version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        {
-            eprintln!("skipped {}: go is not installed", case.id);
-            continue;
-        }
-        // The fix's changed files, and the test files the App lays over the base.
-        let out = Command::new("git")
-            .arg("--git-dir")
-            .arg(&clone)
-            .args([
-                "diff",
-                "--name-status",
-                "--no-renames",
-                &case.base,
-                &case.fix,
-            ])
-            .output()
-            .expect("git diff");
-        let files: Vec<FileChange> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| l.split_once('\t'))
-            .map(|(status, path)| FileChange {
-                path: path.to_string(),
-                previous_path: None,
-                status: match status {
-                    "A" => FileStatus::Added,
-                    "D" => FileStatus::Removed,
-                    _ => FileStatus::Modified,
-                },
-                patch: None,
-            })
-            .collect();
-        let tests = repro_gate::core::verify::test_files_for_base(&files).expect("plain paths");
-        let mut config = match &case.config {
-            Some(c) => repro_gate::core::config::parse(
-                &serde_saphyr::to_string(c).expect("config as YAML"),
-            )
-            .expect("the case's config"),
-            None => repro_gate::core::config::RepoConfig::default(),
-        };
-        config.rerun.run_timeout_seconds = u64::from(case.timeout.unwrap_or(timeout));
-        let options = repro_gate::core::rerun::options_input(&config, true, &[]);
-        let runs_s = runs.max(case.runs.unwrap_or(0)).to_string();
-        let tests_s = tests.join(" ");
-        let start = std::time::Instant::now();
-        let side = |which: &str| -> SideState {
-            let mut inputs: Vec<(&str, &str)> = vec![
-                ("test", case.test.as_str()),
-                ("runs", runs_s.as_str()),
-                ("session", "real-fix"),
-                ("side", which),
-                ("options", options.as_str()),
-            ];
-            if which == "base" {
-                inputs.extend([
-                    ("sha", case.base.as_str()),
-                    ("tests_from", case.fix.as_str()),
-                    ("tests", tests_s.as_str()),
-                ]);
-            } else {
-                inputs.push(("sha", case.fix.as_str()));
-            }
-            match run_job(&clone, &inputs) {
-                Err(e) => SideState::NotStarted {
-                    reason: e.chars().take(300).collect(),
-                },
-                Ok(work) => {
-                    let r = read_report(work.path(), &case.test);
-                    if std::env::var("DEBUG_REPORT").is_ok() {
-                        eprintln!("{which}: {:?}", r.tally);
-                        let _ = Command::new("sh")
-                            .arg("-c")
-                            .arg("cat selection; find . -type f | head; tail -30 runs/1/output.txt")
-                            .current_dir(work.path().join("ws/repro-gate-report"))
-                            .status();
-                    }
-                    let who = if which == "base" {
-                        "the merge base"
-                    } else {
-                        "the head"
-                    };
-                    let (count, detail) = match &r.tally {
-                        Some(t) => (
-                            t.count(),
-                            RunDetail {
-                                how: t.failures_described(),
-                                no_result: t.no_result_reason(who),
-                            },
-                        ),
-                        None => (count_of(&case.test, &r.tests), RunDetail::default()),
-                    };
-                    SideState::Done {
-                        count,
-                        run_url: None,
-                        detail,
-                    }
-                }
+        let repo = match real_fix_repo(&mirror, &case, timeout) {
+            Ok(r) => r,
+            Err(why) => {
+                eprintln!("skipped {}: {why}", case.id);
+                continue;
             }
         };
-        let (base, branch) = (side("base"), side("branch"));
         let asked = runs.max(case.runs.unwrap_or(0));
-        let outcome = assess(&branch, &base, false, asked).expect("both sides are in");
+        let start = std::time::Instant::now();
+        let (outcome, found) = if no_claim {
+            real_fix_find(&repo, &case, asked)
+        } else {
+            let session = real_fix_verify(&repo, &case, &case.test, asked);
+            (session.outcome().expect("both sides are in"), None)
+        };
         let got = outcome.verdict.as_str().to_string();
+        let right = got == case.expected
+            && (!no_claim
+                || case.expected != "verified"
+                || found
+                    .as_deref()
+                    .is_some_and(|f| last(f) == last(&case.test)));
+        let took = start.elapsed().as_secs_f64();
         eprintln!(
-            "{} {}: expected {:?}, got {:?} in {:.0} s {}",
-            if got == case.expected { "ok  " } else { "MISS" },
+            "{} {}: expected {:?}, got {:?} ({}) in {took:.0} s {}",
+            if right { "ok  " } else { "MISS" },
             case.id,
             case.expected,
             got,
-            start.elapsed().as_secs_f64(),
+            found.as_deref().unwrap_or("no test found"),
             outcome.reason.unwrap_or_default()
         );
-        rows.push((case.id, case.expected, got, start.elapsed()));
+        rows.push((case.id, case.expected, found, got, took, right));
     }
-    eprintln!("| case | expected | got | time |\n|---|---|---|---|");
-    for (id, expected, got, took) in &rows {
-        eprintln!(
-            "| {id} | {expected} | {got} | {:.0} s |",
-            took.as_secs_f64()
-        );
+    eprintln!("| case | expected | found test | got | time |\n|---|---|---|---|---|");
+    for (id, expected, found, got, took, _) in &rows {
+        let found = found
+            .as_deref()
+            .unwrap_or(if no_claim { "none" } else { "(claim)" });
+        eprintln!("| {id} | {expected} | {found} | {got} | {took:.0} s |");
     }
-    let wrong: Vec<_> = rows.iter().filter(|r| r.1 != r.2).collect();
+    let wrong: Vec<_> = rows.iter().filter(|r| !r.5).collect();
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
 
@@ -1003,6 +1149,201 @@ fn the_find_mode_runs_a_rust_source_s_test_module_in_each_side_s_own_copy() {
         rows.iter()
             .any(|r| r.0.ends_with("idle") && r.1 == Seen::Passed && r.2 == Seen::Passed),
         "{rows:?}"
+    );
+}
+
+/// The find mode on a cargo test target whose test takes its process down on the merge base
+/// (an abort, as loom's cleanup does after a panic): that test is a failure there, the tests
+/// before it pass, and those after it have no result (they never ran).
+#[test]
+fn the_find_mode_counts_a_test_that_aborts_its_process_as_failed() {
+    use repro_gate::core::verify::discover::Seen;
+    use repro_gate::core::verify::find::{combine, side_results};
+
+    if !have("cargo") || !have("git") || !have("jq") {
+        eprintln!("skipped: the cargo find mode's test needs cargo, git and jq");
+        return;
+    }
+    let origin = cargo_origin();
+    let o = origin.path();
+    write(o, "src/lib.rs", "pub fn wakes() -> bool {\n    false\n}\n");
+    let base = commit(o, "base");
+    write(o, "src/lib.rs", "pub fn wakes() -> bool {\n    true\n}\n");
+    write(
+        o,
+        "tests/wake.rs",
+        "#[test]\nfn a_first() {}\n\n#[test]\nfn b_aborts_without_the_fix() {\n    if !pool::wakes() {\n        std::process::abort();\n    }\n}\n\n#[test]\nfn c_after() {}\n",
+    );
+    let head = commit(o, "fix");
+    let find = |sha: &str, side: &str, extra: &[(&str, &str)]| {
+        let mut i = vec![
+            ("sha", sha),
+            ("test", ""),
+            ("runs", "1"),
+            ("session", "vf-0a1b2c3d4e5f"),
+            ("side", side),
+            ("tests", "tests/wake.rs"),
+        ];
+        i.extend_from_slice(extra);
+        let w = run_job(origin.path(), &i).expect("the find round's job");
+        side_results(&read_report(w.path(), "").tests)
+    };
+    let on_head = find(&head, "branch", &[]);
+    let on_base = find(&base, "base", &[("tests_from", head.as_str())]);
+    let declared: Vec<(String, bool)> = ["a_first", "b_aborts_without_the_fix", "c_after"]
+        .iter()
+        .map(|t| (format!("tests/wake.rs::{t}"), true))
+        .collect();
+    let rows: Vec<(Seen, Seen)> = combine(&declared, &on_head, &on_base)
+        .into_iter()
+        .map(|f| (f.base, f.head))
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (Seen::Passed, Seen::Passed),
+            (Seen::Failed, Seen::Passed),
+            (Seen::NoResult, Seen::Passed),
+        ],
+        "head {on_head:?}, base {on_base:?}"
+    );
+}
+
+/// jest and its lockfile, installed once into this build's test folder from the npm registry,
+/// for repositories that copy them; `None` when node or the registry cannot be had.
+fn jest_install() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("jest-30");
+    if dir.join("node_modules/.bin/jest").exists() && dir.join("package-lock.json").exists() {
+        return Some(dir);
+    }
+    std::fs::create_dir_all(&dir).ok()?;
+    std::fs::write(
+        dir.join("package.json"),
+        "{\n  \"name\": \"pool\",\n  \"version\": \"1.0.0\",\n  \"private\": true,\n  \"devDependencies\": {\"jest\": \"30\"}\n}\n",
+    )
+    .ok()?;
+    let ok = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(&dir)
+        .status()
+        .is_ok_and(|s| s.success());
+    ok.then_some(dir)
+}
+
+/// The find mode on jest files: every test of the PR's files once on each side, each named by
+/// its describe blocks and title; a file that does not load on the merge base (it requires a
+/// module the fix adds) is `did not build` with jest's message; and a candidate's claim, in the
+/// App's form, selects that one test in the verification mode.
+#[test]
+fn the_find_mode_runs_every_test_of_the_prs_jest_files_once_on_each_side() {
+    use repro_gate::core::verify::discover::Seen;
+    use repro_gate::core::verify::find::{combine, side_results};
+
+    if !have("git") || !have("jq") || !have("npm") {
+        eprintln!("skipped: the jest find mode's test needs git, jq and npm");
+        return;
+    }
+    let Some(jest) = jest_install() else {
+        eprintln!("skipped: jest could not be installed from the npm registry");
+        return;
+    };
+    let origin = tempfile::tempdir().expect("tempdir");
+    let o = origin.path();
+    git(o, &["init", "-q", "-b", "main"]);
+    write(o, ".gitignore", "node_modules/\n");
+    for f in ["package.json", "package-lock.json"] {
+        let text = std::fs::read_to_string(jest.join(f)).expect("jest's package files");
+        write(o, f, &text);
+    }
+    write(
+        o,
+        "pool.js",
+        "exports.checkout = (waiters) => waiters.length === 0;\n",
+    );
+    let base = commit(o, "base");
+    write(o, "pool.js", "exports.checkout = () => true;\n");
+    write(o, "api.js", "exports.size = () => 0;\n");
+    write(
+        o,
+        "pool.test.js",
+        "const { checkout } = require('./pool');\n\ndescribe('pool', () => {\n  describe('checkout', () => {\n    test('wakes a waiter', () => {\n      expect(checkout([1])).toBe(true);\n    });\n    test('returns idle', () => {\n      expect(checkout([])).toBe(true);\n    });\n  });\n});\n",
+    );
+    write(
+        o,
+        "api.test.js",
+        "const { size } = require('./api');\n\ntest('size', () => {\n  expect(size()).toBe(0);\n});\n",
+    );
+    let head = commit(o, "fix");
+    let files = "pool.test.js api.test.js";
+    let find = |sha: &str, side: &str, extra: &[(&str, &str)]| {
+        let mut i = vec![
+            ("sha", sha),
+            ("test", ""),
+            ("runs", "1"),
+            ("session", "vf-0a1b2c3d4e5f"),
+            ("side", side),
+            ("tests", files),
+        ];
+        i.extend_from_slice(extra);
+        let w = run_job(origin.path(), &i).expect("the find round's job");
+        side_results(&read_report(w.path(), "").tests)
+    };
+    let on_head = find(&head, "branch", &[]);
+    let on_base = find(&base, "base", &[("tests_from", head.as_str())]);
+    let rows: Vec<(String, Seen, Seen)> = combine(&[], &on_head, &on_base)
+        .into_iter()
+        .map(|f| (f.test, f.base, f.head))
+        .collect();
+    let wake = "pool.test.js::pool \u{203a} checkout \u{203a} wakes a waiter";
+    let row = |t: &str| rows.iter().find(|r| r.0 == t).map(|r| (r.1, r.2));
+    assert_eq!(row(wake), Some((Seen::Failed, Seen::Passed)), "{rows:?}");
+    assert_eq!(
+        row("pool.test.js::pool \u{203a} checkout \u{203a} returns idle"),
+        Some((Seen::Passed, Seen::Passed)),
+        "{rows:?}"
+    );
+    let broken = on_base
+        .iter()
+        .find(|r| r.seen == Seen::DidNotBuild)
+        .and_then(|r| r.reason.clone())
+        .unwrap_or_default();
+    assert!(
+        broken.contains("./api"),
+        "jest's message: {broken:?} {on_base:?}"
+    );
+
+    // The candidate, verified as the App dispatches it, runs that test alone on each side.
+    let verify = |sha: &str, side: &str, extra: &[(&str, &str)]| {
+        let mut i = vec![
+            ("sha", sha),
+            ("test", wake),
+            ("runs", "2"),
+            ("session", "vf-0a1b2c3d4e5f"),
+            ("side", side),
+        ];
+        i.extend_from_slice(extra);
+        let w = run_job(origin.path(), &i).expect("the verification's job");
+        let first =
+            std::fs::read_to_string(w.path().join("ws/repro-gate-report/runs/1/output.txt"))
+                .unwrap_or_default();
+        let count = read_report(w.path(), wake)
+            .tally
+            .expect("per-run results")
+            .count();
+        (count, first)
+    };
+    let extra = [("tests_from", head.as_str()), ("tests", "pool.test.js")];
+    let ((on_base, base_out), (on_head, head_out)) =
+        (verify(&base, "base", &extra), verify(&head, "branch", &[]));
+    assert_eq!(
+        (
+            on_base.failures,
+            on_base.runs,
+            on_head.failures,
+            on_head.runs
+        ),
+        (2, 2, 0, 2),
+        "base {on_base:?}: {base_out}\nhead {on_head:?}: {head_out}"
     );
 }
 

@@ -11,7 +11,7 @@ mod tally;
 
 use serde::Serialize;
 
-use crate::core::failures::{Format, results_str};
+use crate::core::failures::{Format, TestResult, results_str};
 use crate::core::markdown::excerpt;
 use crate::core::test_ids::{Selection, matches};
 
@@ -162,12 +162,16 @@ pub fn judge(family: Family, sel: &Selection, test: &str, output: &str, ended: E
     let (mut failures, mut passes) = (0u32, 0u32);
     // The id itself, when the output has it, is that one test; else every id that names it.
     let exact = results.tests.iter().any(|r| r.test.id() == test);
+    // jest prints a test by its title alone (`✕ wakes a waiter`); the run selected it by its
+    // describe blocks and title (`-t`), so a result of that title is it (the others skipped).
+    let title = |n: &str| n.rsplit('\u{203a}').next().unwrap_or(n).trim().to_string();
+    let jest_title = |r: &TestResult| family == Family::Jest && title(&r.test.name) == title(name);
     for r in results.tests.iter() {
         let id = r.test.id();
         if !(if exact {
             id == test
         } else {
-            matches(sel, test, r)
+            matches(sel, test, r) || jest_title(r)
         }) {
             continue;
         }
@@ -293,6 +297,13 @@ pub fn first_error_line(output: &str) -> Option<String> {
             || lower.contains("error:")
             || (l.contains(".go:") && l.contains(": "))
     };
+    // jest's file that does not load: its reason is the line after the heading.
+    let mut lines = output.lines().map(str::trim);
+    if lines.any(|l| l.ends_with("Test suite failed to run"))
+        && let Some(reason) = lines.find(|l| !l.is_empty())
+    {
+        return Some(excerpt(reason));
+    }
     output
         .lines()
         .map(str::trim)

@@ -117,6 +117,11 @@ fn a_build_error_is_no_result_with_its_first_error_line() {
     assert!(!line.contains('`'), "backticks are taken out: {line}");
     let reason = NoResult::Build(line.clone()).reason("the merge base");
     assert!(reason.starts_with("the test file does not build on the merge base: error[E0599]"));
+    let jest = "  \u{25cf} Test suite failed to run\n\n    Cannot find module './api' from 'api.test.js'\n\n    However, Jest was able to find:\n\nTest results written to: o.json\n";
+    assert_eq!(
+        crate::core::runs::first_error_line(jest).as_deref(),
+        Some("Cannot find module './api' from 'api.test.js'")
+    );
     let go = "# example.com/pool [example.com/pool.test]\n./wakeup_test.go:12:5: undefined: pool.Drain\nFAIL\texample.com/pool [build failed]\n";
     assert!(matches!(
         judge(Family::Go, &sel("TestDrain"), "pool::TestDrain", go, Ended::Exited(1)),
@@ -297,4 +302,34 @@ fn nothing_in_a_hostile_output_panics_or_leaks_markup() {
             let _ = judge(f, &sel("b"), "a::b", out, Ended::Exited(1));
         }
     }
+}
+
+/// jest's own output names a test by its title; the run selected it by its describe blocks.
+#[test]
+fn a_jest_test_is_read_by_its_title_under_its_describe_blocks() {
+    let id = "pool.test.js::pool \u{203a} checkout \u{203a} wakes a waiter";
+    let name = "pool \u{203a} checkout \u{203a} wakes a waiter";
+    let failed = "FAIL ./pool.test.js\n  pool\n    checkout\n      \u{2715} wakes a waiter (4 ms)\n      \u{25cb} skipped returns idle\n\n  \u{25cf} pool \u{203a} checkout \u{203a} wakes a waiter\n\n    Expected: true\n\nTests:       1 failed, 1 skipped, 2 total\n";
+    assert_eq!(
+        judge(Family::Jest, &sel(name), id, failed, Ended::Exited(1)),
+        Outcome::Failed {
+            failure: Failure::Failed
+        }
+    );
+    let passed = "PASS ./pool.test.js\n  pool\n    checkout\n      \u{2713} wakes a waiter (2 ms)\n      \u{25cb} skipped returns idle\n\nTests:       1 skipped, 1 passed, 2 total\n";
+    assert_eq!(
+        judge(Family::Jest, &sel(name), id, passed, Ended::Exited(0)),
+        Outcome::Passed
+    );
+    // Another title is not it.
+    assert!(matches!(
+        judge(
+            Family::Jest,
+            &sel("pool \u{203a} drains"),
+            "pool.test.js::pool \u{203a} drains",
+            passed,
+            Ended::Exited(0)
+        ),
+        Outcome::NoResult { .. }
+    ));
 }
