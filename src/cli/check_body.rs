@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use crate::core::classify::diff;
 use crate::core::evidence::check_body;
+use crate::core::verify::to_run;
 
 use super::classify::load_config;
 use super::input::print_json;
@@ -51,9 +52,29 @@ fn run_inner(args: CheckBodyArgs) -> Result<bool, String> {
         None => None,
     };
     let verdict = check_body(&body, files.as_deref());
-    print_json(&verdict)?;
+    let runs_decide = files
+        .as_deref()
+        .filter(|_| !verdict.satisfied)
+        .and_then(to_run::runs_decide);
+    print_json(&Answer {
+        verdict: &verdict,
+        runs_decide: runs_decide.as_ref(),
+    })?;
     if args.explain {
         eprint!("{}", crate::core::explain::evidence(&verdict));
+        if let Some(r) = &runs_decide {
+            eprintln!("  runs     {}", r.message);
+        }
     }
     Ok(verdict.satisfied)
+}
+
+/// check-body's answer: the verdict on the words, and, for a diff whose tests the App's find
+/// round would run (CONTRACT §11, "Found in the PR's tests"), which ones.
+#[derive(serde::Serialize)]
+struct Answer<'a> {
+    #[serde(flatten)]
+    verdict: &'a crate::core::evidence::EvidenceVerdict,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runs_decide: Option<&'a to_run::RunsDecide>,
 }

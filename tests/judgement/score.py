@@ -105,6 +105,10 @@ def main():
 
     bodies = os.path.join(a.dir, "bodies")
     score, by_lang = Score(), defaultdict(Score)
+    # A forcing test that comes with its diff is decided by running it (CONTRACT §11), not by
+    # its words: scored apart, right when the words hold it or check-body names test files
+    # (or Rust sources) of the diff that the App's find round runs.
+    forcing = Score()
     for c in load(os.path.join(bodies, "cases.yaml")):
         cmd = [a.binary, "check-body", "--body", os.path.join(bodies, c["file"])]
         if c.get("diff"):
@@ -115,9 +119,19 @@ def main():
         kinds = {e.get("kind") for e in out.get("evidence", [])}
         right = got == expect and (not expect or not c.get("kind") or c["kind"] in kinds)
         line = f"{c['file']} (expect {expect}/{c.get('kind', '-')}): {c.get('why', '')}"
+        if expect and c.get("kind") == "interleaving" and c.get("diff"):
+            rd = out.get("runs_decide") or {}
+            handed = bool(rd.get("test_files") or rd.get("sources"))
+            forcing.add(True, right or handed, right or handed, line)
+            continue
         score.add(expect, got, right, line)
         by_lang[c.get("lang", "?")].add(expect, got, right, line)
-    report("descriptions", score, by_lang)
+    report("descriptions (the words decide)", score, by_lang)
+    n, acc, _, _ = forcing.figures()
+    print(f"forcing tests with their diff (the runs decide): {n} cases, "
+          f"{forcing.tp} held by the words or handed to the find round")
+    for m in forcing.misses:
+        print(f"  not run: {m}")
 
 
 if __name__ == "__main__":

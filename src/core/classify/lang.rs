@@ -213,6 +213,19 @@ pub fn is_documentation(path: &str) -> bool {
             .is_some_and(|c| matches!(c, "docs" | "doc" | "documentation" | "website"))
 }
 
+/// Name endings of the files a test suite shares between its tests.
+const TEST_PART_SUFFIXES: &[&str] = &[
+    "_test_common",
+    "_test_util",
+    "_test_utils",
+    "_test_helper",
+    "_test_helpers",
+    "_test_support",
+    "_test_base",
+    "_testutil",
+    "_testutils",
+];
+
 /// Test files by each language's convention.
 pub fn is_test_file(path: &str) -> bool {
     let name = file_name(path);
@@ -231,6 +244,8 @@ pub fn is_test_file(path: &str) -> bool {
                 | "e2e"
                 | "androidTest"
                 | "testFixtures"
+                | "testutil"
+                | "testutils"
         ) || c.ends_with(".Tests")
             || c.ends_with(".Test")
             || c.ends_with("Tests")
@@ -247,6 +262,8 @@ pub fn is_test_file(path: &str) -> bool {
         || stem.ends_with("_unittest")
         || stem.ends_with("_spec")
         || stem.ends_with("_suite")
+        // A test's shared parts, named after it (`spinlock_test_common.cc`, `net_test_util.h`).
+        || TEST_PART_SUFFIXES.iter().any(|s| stem.ends_with(s))
         || (name.ends_with("Test.java")
             || name.ends_with("Tests.java")
             || name.ends_with("IT.java")

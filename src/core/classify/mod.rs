@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::config::{PathMatcher, RepoConfig, TestChanges};
 
 pub mod diff;
+mod embedded;
 pub mod lang;
 pub mod rules;
 pub mod statements;
@@ -192,7 +193,7 @@ pub fn explain_files(files: &[FileChange], config: &RepoConfig) -> Vec<FileNote>
                 let (counted, reasons) = classify_file(f, tests_count, &c);
                 if counted {
                     Treatment::Counted(reasons)
-                } else if lang::is_test_file(path) && tests_count != Tests::Count {
+                } else if is_test_change(f) && tests_count != Tests::Count {
                     Treatment::TestOnlyChange
                 } else if Lang::from_path(path).is_none() {
                     Treatment::UnknownLanguage
@@ -234,7 +235,7 @@ impl<'c> Classifier<'c> {
     fn tests_count(&self, files: &[FileChange]) -> Tests {
         let code_too = files.iter().any(|f| {
             let p = f.path.as_str();
-            !lang::is_test_file(p)
+            !is_test_change(f)
                 && !self.ignore.is_match(p)
                 && !never_counts(p)
                 && Lang::from_path(p).is_some()
@@ -265,6 +266,18 @@ impl<'c> Classifier<'c> {
             reasons,
         }
     }
+}
+
+/// A test file, or a source file whose change lies inside its own test blocks only (Zig
+/// `test "…" {}`, Rust `#[cfg(test)] mod tests`): both are judged as tests are.
+fn is_test_change(f: &FileChange) -> bool {
+    let path = f.path.as_str();
+    lang::is_test_file(path)
+        || Lang::from_path(path).is_some_and(|l| {
+            f.patch
+                .as_deref()
+                .is_some_and(|p| embedded::only_embedded_tests(l, p))
+        })
 }
 
 /// How the test files of a change count.
@@ -318,8 +331,9 @@ fn classify_file(file: &FileChange, tests_count: Tests, c: &Classifier) -> (bool
             text: "matches a `paths` glob in .github/repro-gate.yml".into(),
         });
     }
-    let sync_only = lang::is_test_file(path) && tests_count == Tests::SyncOnly;
-    if lang::is_test_file(path) && tests_count == Tests::Skip {
+    let test_change = is_test_change(file);
+    let sync_only = test_change && tests_count == Tests::SyncOnly;
+    if test_change && tests_count == Tests::Skip {
         let counted = !reasons.is_empty();
         return (counted, reasons);
     }
@@ -389,6 +403,10 @@ struct Hit {
     rule: &'static str,
     line: Option<u32>,
     text: String,
+    /// The name a sub-word or `primitives` hit is on (`stack_spinlock`), empty for a language
+    /// rule's: a removed and an added line of one change on the same name keep the
+    /// synchronization as it was.
+    key: String,
 }
 
 fn scan_patch(
@@ -466,6 +484,9 @@ fn scan_patch(
         candidates.dedup();
 
         matched.clear();
+        // The name a sub-word or `primitives` hit is on (a language rule's shape has none: a
+        // change beside it, `make(chan T)` → `make(chan T, n)`, may be the change).
+        let mut key: &[u8] = &[];
         for &idx in &candidates {
             let (name, re, unless) = &rules.rules[idx];
             if re.is_match(subject) && !unless.as_ref().is_some_and(|u| u.is_match(subject)) {
@@ -479,14 +500,16 @@ fn scan_patch(
         // language spoke (docs/classification.md).
         if matched.is_empty() && !names_a_module(subject) {
             if let Some(set) = primitives
-                && words::identifiers(subject)
-                    .any(|id| std::str::from_utf8(id).is_ok_and(|id| set.is_match(id)))
+                && let Some(id) = words::identifiers(subject)
+                    .find(|id| std::str::from_utf8(id).is_ok_and(|id| set.is_match(id)))
             {
                 matched.push(RULE_PRIMITIVES);
-            } else if words::primitive_word(subject, !matches!(language, Lang::Go | Lang::Rust))
-                .is_some()
+                key = id;
+            } else if let Some(word) =
+                words::primitive_word(subject, !matches!(language, Lang::Go | Lang::Rust))
             {
                 matched.push(words::RULE_WORDS);
+                key = word.as_bytes();
             }
         }
         for &name in &matched {
@@ -498,6 +521,7 @@ fn scan_patch(
                     rule: name,
                     line: line.line,
                     text: clip(line.text.trim()),
+                    key: String::from_utf8_lossy(key).into_owned(),
                 });
                 break;
             }
@@ -688,7 +712,11 @@ fn changed_synchronization<'h>(
             && min > 0
             && before.is_some_and(|b| !b.closing && b.indent <= min)
     };
+    let kept = unchanged_pairs(kinds, hits);
     hits.iter()
+        .zip(kept)
+        .filter(|(_, kept)| !kept)
+        .map(|(h, _)| h)
         .filter(|h| match h.kind {
             LineKind::Removed => true,
             LineKind::Context => false,
@@ -701,6 +729,46 @@ fn changed_synchronization<'h>(
             }
         })
         .collect()
+}
+
+/// For each hit, whether a removed line and an added line of the same change (a run of
+/// removed and added lines with no context between) are hits of the same rule on the same
+/// name (`Test(&stack_spinlock, n * 2)` → `Test(&stack_spinlock, threads)`): the statement
+/// changed, its synchronization did not. Hits are paired one to one.
+fn unchanged_pairs(kinds: &[(LineKind, usize)], hits: &[Hit]) -> Vec<bool> {
+    let mut kept = vec![false; hits.len()];
+    // The change each line belongs to: the index of its run's first line.
+    let mut change_of = vec![usize::MAX; kinds.len()];
+    let mut start = 0;
+    for (i, &(k, hunk)) in kinds.iter().enumerate() {
+        if k == LineKind::Context {
+            continue;
+        }
+        if i == 0 || kinds[i - 1].0 == LineKind::Context || kinds[i - 1].1 != hunk {
+            start = i;
+        }
+        change_of[i] = start;
+    }
+    let mut open: HashMap<(usize, &'static str, &str), Vec<usize>> = HashMap::new();
+    for (i, h) in hits.iter().enumerate() {
+        if h.kind == LineKind::Removed && !h.key.is_empty() {
+            open.entry((change_of[h.at], h.rule, h.key.as_str()))
+                .or_default()
+                .push(i);
+        }
+    }
+    for (i, h) in hits.iter().enumerate() {
+        if h.kind != LineKind::Added || h.key.is_empty() {
+            continue;
+        }
+        if let Some(removed) = open.get_mut(&(change_of[h.at], h.rule, h.key.as_str()))
+            && let Some(r) = removed.pop()
+        {
+            kept[r] = true;
+            kept[i] = true;
+        }
+    }
+    kept
 }
 
 /// A line that only names modules (`use thread_pool::Registry;`, `import lock_utils`,

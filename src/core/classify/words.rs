@@ -57,7 +57,10 @@ const PAIRS: &[(&str, &[&str])] = &[
         ],
     ),
     ("notify", &["all", "one", "waiters", "waiter", "waiting"]),
-    ("thread", &["pool", "pools", "spawn", "join", "local"]),
+    (
+        "thread",
+        &["pool", "pools", "spawn", "join", "local", "safe"],
+    ),
     ("smp", &["mb", "rmb", "wmb"]),
     ("memory", &["barrier", "fence", "order", "ordering"]),
     ("wake", &["by", "up", "all", "one", "waiters"]),
@@ -92,6 +95,8 @@ const GUARDED: &[(&str, Family)] = &[
     ("barriers", Family::Fence),
     ("waiter", Family::Wait),
     ("waiters", Family::Wait),
+    // `SynchronizedFileSystem(fs)`, `synchronizedList(xs)`: a wrapper that serializes access.
+    ("synchronized", Family::Sync),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +105,7 @@ enum Family {
     Atomic,
     Fence,
     Wait,
+    Sync,
 }
 
 impl Family {
@@ -208,6 +214,27 @@ impl Family {
                 "code", "markdown", "md", "geo", "block", "yaml", "toml", "json",
             ],
             Family::Wait => &["restaurant", "table"],
+            // Data kept in step with somewhere else, or media kept in step with each other.
+            Family::Sync => &[
+                "scroll",
+                "scrolling",
+                "calendar",
+                "contacts",
+                "folder",
+                "folders",
+                "settings",
+                "prefs",
+                "preferences",
+                "account",
+                "accounts",
+                "cloud",
+                "lyrics",
+                "subtitle",
+                "subtitles",
+                "video",
+                "audio",
+                "playback",
+            ],
         }
     }
 }
@@ -219,6 +246,7 @@ impl Family {
 pub const STEMS: &[&str] = &[
     "lock", "mutex", "mtx", "futex", "sem", "cond", "cmpxchg", "barrier", "fence", "wake",
     "waiter", "unpark", "atomic", "spin", "notify", "compare", "fetch", "smp", "memory", "thread",
+    "synchron",
 ];
 
 fn stems() -> &'static AhoCorasick {

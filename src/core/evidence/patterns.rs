@@ -36,7 +36,7 @@ re!(
 );
 re!(
     rust_fn_test,
-    r"\b(test_[a-z0-9_]+|[a-z0-9_]+_(?:test|race|loom|interleaving))\b"
+    r"\b(test_[a-z0-9_]+|[a-z0-9_]+_(?:test|race|loom|interleaving))\b|\b([a-z][a-z0-9]*(?:_[a-z0-9]+)*_tests?_[a-z0-9]+(?:_[a-z0-9]+)*)\b"
 );
 re!(
     java_test,
@@ -104,7 +104,9 @@ pub fn tests_in(text: &str) -> Vec<String> {
         rust_fn_test(),
     ] {
         for c in re.captures_iter(text) {
-            let m = &c[1];
+            let Some(m) = c.get(1).or_else(|| c.get(2)).map(|m| m.as_str()) else {
+                continue;
+            };
             // `std::sync::Mutex` is a path, not a test: a Rust-style path must look like a test.
             if std::ptr::eq(re, test_id()) && !looks_like_test_path(m) {
                 continue;

@@ -254,6 +254,87 @@ pub fn reproduces_nothing(
     None
 }
 
+/// Why a seed run in a loop reproduces nothing.
+pub const IN_A_LOOP: &str =
+    "it is run in a loop until a run fails, so the seed does not decide the outcome";
+
+re!(
+    loop_start,
+    r"(?i)^\s*(?:\$\s+|>\s+)?(?:for\s+(?:\(\(|\$?\w+\s+in\b)|while\b|until\b|repeat\b|loop\s*(?:\{|$)|do\s*$)|\|\s*%\s*\{|\bForEach-Object\b"
+);
+
+/// Whether one of `before` (the lines of a code block above a seed's) starts a loop: a shell's
+/// `for i in …`, `while`, `until`, `repeat`, PowerShell's `1..10 | % {`.
+pub fn in_a_loop(before: &[&str]) -> bool {
+    before.iter().any(|l| loop_start().is_match(l))
+}
+
+/// Lines of a paragraph joined to a line whose sentence goes on past its end.
+const MAX_JOINED: usize = 4;
+
+/// Whether a paragraph's line starts an item of its own (a list entry, a heading, a quote, a
+/// table row, a `key: value` field), so that it goes on no sentence of the line above.
+fn starts_item(line: &str) -> bool {
+    let t = line.trim_start();
+    let numbered = t.bytes().next().is_some_and(|c| c.is_ascii_digit())
+        && t.trim_start_matches(|c: char| c.is_ascii_digit())
+            .starts_with(['.', ')']);
+    let field = t.split_once(':').is_some_and(|(k, _)| {
+        !k.is_empty() && k.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    });
+    t.is_empty() || t.starts_with(['-', '*', '+', '#', '>', '|']) || numbered || field
+}
+
+/// The sentence `line` starts, read on through the lines of its paragraph after it (`rest`)
+/// that it runs on to (a reflowed `… and at` / `seed 4 of the suite fails every run.`), with
+/// the seeds the joined text holds that no line holds alone. `None` when the sentence ends on
+/// `line`, or neither `line` (`alone`: its seeds) nor the joined text holds a seed.
+pub fn across_break(
+    line: &str,
+    rest: &[&str],
+    alone: &[SeedHit],
+) -> Option<(String, Vec<SeedHit>)> {
+    let speaks = |s: &str| {
+        s.as_bytes()
+            .windows(4)
+            .any(|w| w.eq_ignore_ascii_case(b"seed"))
+    };
+    let ends_sentence = |s: &str| {
+        let s = s.trim_end();
+        s.ends_with(['.', '!', '?', ':']) || s.contains(". ")
+    };
+    if line.trim_end().ends_with(['.', '!', '?', ':']) {
+        return None;
+    }
+    let mut joined = line.trim_end().to_string();
+    let mut taken = 0;
+    let mut on_later = Vec::new();
+    for next in rest.iter().take(MAX_JOINED) {
+        if starts_item(next) {
+            break;
+        }
+        joined.push(' ');
+        joined.push_str(next.trim());
+        seeds_on(next, &mut on_later);
+        taken += 1;
+        if ends_sentence(next) {
+            break;
+        }
+    }
+    if taken == 0 || !(speaks(line) || rest.iter().take(taken).any(|l| speaks(l))) {
+        return None;
+    }
+    let mut found = Vec::new();
+    seeds_on(&joined, &mut found);
+    found.retain(|h| {
+        !alone
+            .iter()
+            .chain(&on_later)
+            .any(|a| a.value == h.value && a.form == h.form)
+    });
+    (!found.is_empty() || !alone.is_empty()).then_some((joined, found))
+}
+
 /// Why a seed whose run is said to pass reproduces nothing.
 pub const PASSES: &str = "the run with it is said to pass";
 

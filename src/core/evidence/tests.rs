@@ -694,3 +694,54 @@ fn a_seed_that_fails_stays_evidence_beside_words_of_passing() {
         assert!(v.satisfied, "{body}\n{v:#?}");
     }
 }
+
+#[test]
+fn a_seed_written_across_a_line_break_is_read_as_one_sentence() {
+    let one = "Fix the commit wait.\n\nCI runs the suite at seeds 1..30, and at seed 4 `failpoint_commit_test_v3` fails every run.\n";
+    let v = verdict(one);
+    assert!(
+        v.evidence.iter().any(|e| e.seed.as_deref() == Some("4")),
+        "{v:?}"
+    );
+    // Reflowed at every word boundary near the seed, the verdict is the same.
+    let words: Vec<&str> = one.lines().nth(2).unwrap_or_default().split(' ').collect();
+    for cut in 1..words.len() {
+        let body = format!(
+            "Fix the commit wait.\n\n{}\n{}\n",
+            words[..cut].join(" "),
+            words[cut..].join(" ")
+        );
+        let r = verdict(&body);
+        assert_eq!(
+            r.evidence.iter().any(|e| e.seed.as_deref() == Some("4")),
+            true,
+            "cut after {:?}: {r:?}",
+            words[cut - 1]
+        );
+    }
+    // A list item below is not the sentence's end.
+    let listed = "Seeds:\n\nat seed\n- 4 fails\n";
+    assert!(!verdict(listed).evidence.iter().any(|e| e.seed.is_some()));
+}
+
+#[test]
+fn a_seed_run_in_a_loop_until_it_fails_is_not_evidence() {
+    let looped = [
+        "for i in (seq 1 10)\n  mix test --seed 856757 test/peers_test.exs\n  if test $status -eq 2\n    break\n  end\nend",
+        "for i in $(seq 100); do\n  go test -run TestPeers -seed 856757 ./peers\ndone",
+        "while true; do\n  go test -run TestPeers -seed 856757 ./peers || break\ndone",
+        "$ until cargo test peers -- --seed 856757; do :; done",
+    ];
+    for block in looped {
+        let body = format!("Fix the flaky leader test.\n\n```console\n{block}\n```\n");
+        let v = verdict(&body);
+        assert!(!v.satisfied, "{block}: {v:?}");
+        assert!(
+            codes(&v).iter().any(|c| c == "seed-reproduces-nothing"),
+            "{block}: {v:?}"
+        );
+    }
+    // The same command once is a seed and its test.
+    let once = "Fix the flaky leader test.\n\n```console\ngo test -run TestPeers -seed 856757 ./peers\n```\nIt fails every run with that seed.\n";
+    assert!(verdict(once).satisfied, "{:?}", verdict(once));
+}

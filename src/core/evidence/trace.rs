@@ -126,6 +126,26 @@ re!(
 );
 re!(miri_single, r"Data race detected");
 
+/// The longest log prefix learnt from a header line.
+const MAX_LOG_PREFIX: usize = 80;
+
+/// `text` with its digits as `0`: one log prefix whatever time or counter it shows.
+fn shape(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_ascii_digit() { '0' } else { c })
+        .collect()
+}
+
+/// `line` after a prefix of the shape `prefix`, if it starts with one.
+fn cut_shape<'a>(line: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = line.get(..prefix.len())?;
+    let same = head
+        .bytes()
+        .zip(prefix.bytes())
+        .all(|(a, b)| a == b || (a.is_ascii_digit() && b == b'0'));
+    same.then(|| &line[prefix.len()..])
+}
+
 /// Removes what the place a line was copied from added in front of it.
 pub fn strip_prefix(line: &str) -> &str {
     let cut = prefix().find(line).map(|m| m.end()).unwrap_or(0);
@@ -240,6 +260,8 @@ pub fn reports<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<TraceHit> {
     let mut open: Option<Open> = None;
     let mut text_len = 0usize;
     let mut whole = String::new();
+    // The prefix a log put in front of a report's lines, learnt from its header line.
+    let mut learned: Option<String> = None;
     for (at, raw) in lines.into_iter().enumerate() {
         // Helgrind, DRD and Miri are read from the text as a whole (bounded copy).
         if text_len < 4 << 20 {
@@ -247,9 +269,22 @@ pub fn reports<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<TraceHit> {
             whole.push('\n');
             text_len += raw.len() + 1;
         }
-        let line = strip_prefix(raw);
+        let mut line = strip_prefix(raw);
+        if let Some(p) = &learned
+            && let Some(rest) = cut_shape(line, p)
+        {
+            line = rest.trim();
+        }
         if line.is_empty() {
             continue;
+        }
+        // A header after other text (`querier-1: WARNING: DATA RACE`): that text is what the
+        // log put in front of every line of the report.
+        if let Some(m) = go_header().find(line).or_else(|| tsan_header().find(line))
+            && m.start() > 0
+            && m.start() <= MAX_LOG_PREFIX
+        {
+            learned = Some(shape(&line[..m.start()]));
         }
         if go_header().is_match(line) {
             if let Some(o) = open.take() {
@@ -427,6 +462,28 @@ mod tests {
         );
         assert_eq!(strip_prefix("> > [12:00:01.5]   #0 f()"), "#0 f()");
         assert_eq!(strip_prefix("  pkg.f()"), "pkg.f()");
+    }
+
+    #[test]
+    fn a_prefix_a_log_puts_before_every_line_is_learnt_from_the_header() {
+        let report = "WARNING: DATA RACE\nRead at 0x01 by goroutine 341:\n  pkg.f()\n      /x/a.go:1 +0x1\nPrevious write at 0x01 by goroutine 339:\n  pkg.g()\n      /x/b.go:2 +0x2\n";
+        for prefix in [
+            "querier-1: ",
+            "12:36:39 querier-1: ",
+            "[worker 3] ",
+            "node_2 | ",
+        ] {
+            let text: String = report
+                .lines()
+                .enumerate()
+                // A clock that ticks between lines is the same prefix.
+                .map(|(i, l)| format!("{}{l}\n", prefix.replace('9', &(i % 10).to_string())))
+                .collect();
+            assert_eq!(complete(&text), vec![true], "{prefix:?}");
+        }
+        // A header in prose teaches nothing that makes a report of what follows.
+        let prose = "we saw WARNING: DATA RACE in CI\nthe Read at 0x01 by goroutine 1: part\n";
+        assert_eq!(complete(prose), vec![false]);
     }
 
     #[test]

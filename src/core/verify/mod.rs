@@ -8,6 +8,7 @@ pub mod early;
 pub mod find;
 pub mod find_summary;
 pub mod summary;
+pub mod to_run;
 pub mod trace;
 pub mod verdict;
 
