@@ -1,7 +1,8 @@
 //! Metamorphic tests of the judgement: transformations a reviewer would call the same PR must
 //! not change the verdict. For descriptions: re-indent, quote, a log-timestamp or line-number
 //! prefix on each line, CRLF, blank lines between lines, a `<details>` wrapper, the evidence's
-//! heading in another style, identifiers and test names renamed consistently. For diffs: the
+//! heading in another style, identifiers and test names renamed consistently, the prose
+//! rewrapped at another width. For diffs: the
 //! hunks of a file reordered, a call split after its `(`, CRLF, identifiers renamed. Property
 //! tests (proptest) over the labelled dev set in `../shared/fixtures/real-prs/` (skipped with a
 //! message when absent) and over this project's own cases (always).
@@ -29,6 +30,8 @@ enum BodyT {
     Details,
     Heading(usize),
     Rename,
+    /// The prose rewrapped at another width (a paragraph's line breaks moved).
+    Reflow(usize),
 }
 
 const HEADINGS: &[&str] = &[
@@ -138,6 +141,92 @@ fn apply_body(body: &str, t: BodyT) -> String {
             })
         }
         BodyT::Rename => rename(body),
+        BodyT::Reflow(width) => reflow(body, width),
+    }
+}
+
+/// Whether a prose line stands on its own (a heading, a list item, a quote, a table row, a
+/// `key: value` field, an HTML tag or a trailer), so that rewrapping leaves it as it is.
+fn own_line(l: &str) -> bool {
+    let t = l.trim_start();
+    let numbered = t.chars().next().is_some_and(|c| c.is_ascii_digit())
+        && t.trim_start_matches(|c: char| c.is_ascii_digit())
+            .starts_with(['.', ')']);
+    let field = t
+        .split_once(':')
+        .is_some_and(|(k, _)| !k.is_empty() && !k.contains(' '));
+    t.is_empty()
+        || l.starts_with([' ', '\t'])
+        || t.starts_with(['#', '-', '*', '+', '>', '|', '<', '['])
+        || numbered
+        || field
+}
+
+/// Prose paragraphs outside fenced code rewrapped at `width` columns; code, and lines that
+/// stand on their own, kept.
+fn reflow(body: &str, width: usize) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut para: Vec<String> = Vec::new();
+    let flush = |para: &mut Vec<String>, out: &mut Vec<String>| {
+        let words: Vec<String> = para
+            .drain(..)
+            .flat_map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .collect();
+        let mut line = String::new();
+        for w in words {
+            if !line.is_empty() && line.len() + 1 + w.len() > width {
+                out.push(std::mem::take(&mut line));
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&w);
+        }
+        if !line.is_empty() {
+            out.push(line);
+        }
+    };
+    let mut fenced = false;
+    for (i, l) in lines_of(body).into_iter().enumerate() {
+        let fence = l.trim_start().starts_with("```") || l.trim_start().starts_with("~~~");
+        if fence {
+            fenced = !fenced;
+        }
+        // The title is a line of its own.
+        if fence || fenced || i == 0 || own_line(l) {
+            keep_or_flush(&mut para, &mut out, &flush);
+            out.push(l.to_string());
+        } else {
+            para.push(l.to_string());
+        }
+    }
+    keep_or_flush(&mut para, &mut out, &flush);
+    out.join("\n") + "\n"
+}
+
+/// A paragraph of pasted output (a report's `Read at 0x… by goroutine 7:`, frames, `file.go:12`)
+/// is not prose: a person would not rewrap it, so it is kept line for line.
+fn keep_or_flush(
+    para: &mut Vec<String>,
+    out: &mut Vec<String>,
+    flush: &dyn Fn(&mut Vec<String>, &mut Vec<String>),
+) {
+    let output = para.iter().any(|l| {
+        let t = l.trim_end();
+        t.ends_with(':')
+            || ["0x", "()", "==", "goroutine", "thread T", "#0", "  "]
+                .iter()
+                .any(|m| t.contains(m))
+            || t.split_whitespace().any(|w| {
+                w.rsplit_once(':').is_some_and(|(f, n)| {
+                    f.contains('.') && n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty()
+                })
+            })
+    });
+    if output {
+        out.append(para);
+    } else {
+        flush(para, out);
     }
 }
 
@@ -224,7 +313,7 @@ fn apply_diff(files: &[FileChange], t: DiffT) -> Vec<FileChange> {
 }
 
 /// Every transformation of a description, each heading style included.
-const ALL_BODY_T: [BodyT; 11] = [
+const ALL_BODY_T: [BodyT; 13] = [
     BodyT::Indent,
     BodyT::Quote,
     BodyT::Timestamp,
@@ -236,6 +325,8 @@ const ALL_BODY_T: [BodyT; 11] = [
     BodyT::Heading(1),
     BodyT::Heading(2),
     BodyT::Rename,
+    BodyT::Reflow(40),
+    BodyT::Reflow(200),
 ];
 
 /// Every transformation of a diff.
@@ -257,6 +348,7 @@ fn body_t() -> impl Strategy<Value = BodyT> {
         Just(BodyT::Details),
         (0usize..HEADINGS.len()).prop_map(BodyT::Heading),
         Just(BodyT::Rename),
+        (30usize..120).prop_map(BodyT::Reflow),
     ]
 }
 
@@ -584,6 +676,51 @@ fn dev_set_descriptions_keep_their_verdict_under_every_transformation() {
         "metamorphic descriptions: {} cases x {} transformations, {} changed",
         cases.len(),
         all.len(),
+        broken.len()
+    );
+    assert!(broken.is_empty(), "{broken:#?}");
+}
+
+/// The project's own labelled descriptions (`tests/judgement/bodies`) under every body
+/// transformation, reflow at two widths among them.
+#[test]
+fn own_judgement_descriptions_keep_their_verdict_under_every_transformation() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/judgement/bodies");
+    #[derive(serde::Deserialize)]
+    struct M {
+        cases: Vec<C>,
+    }
+    #[derive(serde::Deserialize)]
+    struct C {
+        file: String,
+        #[serde(default)]
+        diff: Option<String>,
+    }
+    let m: M =
+        serde_saphyr::from_str(&std::fs::read_to_string(dir.join("cases.yaml")).expect("cases"))
+            .expect("cases.yaml parses");
+    assert!(m.cases.len() >= 53, "{} cases", m.cases.len());
+    let mut broken = Vec::new();
+    for c in &m.cases {
+        let body = std::fs::read_to_string(dir.join(&c.file)).expect("body");
+        let diff = c.diff.as_ref().map(|d| {
+            parse_unified(&std::fs::read_to_string(dir.join(d)).expect("diff")).expect("parses")
+        });
+        let before = verdict(&body, diff.as_deref());
+        for t in ALL_BODY_T {
+            let changed_diff = match t {
+                BodyT::Rename => diff.as_ref().map(|d| apply_diff(d, DiffT::Rename)),
+                _ => diff.clone(),
+            };
+            if verdict(&apply_body(&body, t), changed_diff.as_deref()) != before {
+                broken.push(format!("{}: {t:?}", c.file));
+            }
+        }
+    }
+    eprintln!(
+        "metamorphic own descriptions: {} cases x {} transformations, {} changed",
+        m.cases.len(),
+        ALL_BODY_T.len(),
         broken.len()
     );
     assert!(broken.is_empty(), "{broken:#?}");

@@ -266,7 +266,9 @@ re!(
 /// Whether one of `before` (the lines of a code block above a seed's) starts a loop: a shell's
 /// `for i in …`, `while`, `until`, `repeat`, PowerShell's `1..10 | % {`.
 pub fn in_a_loop(before: &[&str]) -> bool {
-    before.iter().any(|l| loop_start().is_match(l))
+    before
+        .iter()
+        .any(|l| loop_start().is_match(super::trace::strip_prefix(l)))
 }
 
 /// Lines of a paragraph joined to a line whose sentence goes on past its end.
@@ -282,7 +284,8 @@ fn starts_item(line: &str) -> bool {
     let field = t.split_once(':').is_some_and(|(k, _)| {
         !k.is_empty() && k.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
     });
-    t.is_empty() || t.starts_with(['-', '*', '+', '#', '>', '|']) || numbered || field
+    let marker = ["- ", "* ", "+ "].iter().any(|m| t.starts_with(m));
+    t.is_empty() || marker || t.starts_with(['#', '>', '|']) || numbered || field
 }
 
 /// The sentence `line` starts, read on through the lines of its paragraph after it (`rest`)
@@ -376,12 +379,48 @@ re!(
     r"(?i)\b(?:data|dataset|input|inputs|corpus|corpora|fuzz(?:er|ing)?|generat(?:e|es|ed|or|ing)|random(?:ly)?\s+(?:generated|values?|strings?|bytes|numbers?))\b"
 );
 
-/// Whether a line of `text` that speaks of a seed says it generates data.
+/// Whether a sentence of `text` that speaks of a seed says it generates data. A prose
+/// sentence is read across its paragraph's line breaks (the same words, however wrapped); a
+/// line of fenced code is a sentence of its own.
 pub fn says_data_seed(text: &str) -> bool {
-    text.lines().any(|l| {
-        let lower = l.to_ascii_lowercase();
-        lower.contains("seed") && data_seed().is_match(l)
-    })
+    let says = |sentence: &str| {
+        sentence
+            .as_bytes()
+            .windows(4)
+            .any(|w| w.eq_ignore_ascii_case(b"seed"))
+            && data_seed().is_match(sentence)
+    };
+    let mut fenced = false;
+    let mut para = String::new();
+    let mut flush = |para: &mut String| {
+        let hit = para.split_inclusive(['.', ';', '!', '?']).any(|s| says(s));
+        para.clear();
+        hit
+    };
+    for l in text.lines() {
+        let t = l.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fenced = !fenced;
+            if flush(&mut para) {
+                return true;
+            }
+            continue;
+        }
+        if fenced {
+            if says(l) {
+                return true;
+            }
+            continue;
+        }
+        if starts_item(l) && flush(&mut para) {
+            return true;
+        }
+        if !para.is_empty() {
+            para.push(' ');
+        }
+        para.push_str(t);
+    }
+    flush(&mut para)
 }
 
 /// Words that tie a failure to scheduling: with any of them, a seed is not merely a data seed.
