@@ -392,8 +392,8 @@ pub fn says_data_seed(text: &str) -> bool {
     };
     let mut fenced = false;
     let mut para = String::new();
-    let mut flush = |para: &mut String| {
-        let hit = para.split_inclusive(['.', ';', '!', '?']).any(|s| says(s));
+    let flush = |para: &mut String| {
+        let hit = para.split_inclusive(['.', ';', '!', '?']).any(&says);
         para.clear();
         hit
     };
