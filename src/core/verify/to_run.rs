@@ -19,17 +19,27 @@ pub struct RunsDecide {
     pub message: String,
 }
 
+/// Whether the workflow's find mode runs the test file `path`: Go packages, pytest and jest
+/// files anywhere, and cargo's test targets of the top-level crate (`tests/x.rs`,
+/// `tests/x/main.rs`; a workspace member's own `tests/` folder is not run yet).
+fn workflow_runs(path: &str) -> bool {
+    if let Some(rest) = path.strip_suffix(".rs") {
+        return rest.strip_prefix("tests/").is_some_and(|t| {
+            let t = t.strip_suffix("/main").unwrap_or(t);
+            !t.is_empty() && !t.contains('/')
+        });
+    }
+    [
+        ".go", ".py", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts",
+    ]
+    .iter()
+    .any(|e| path.ends_with(e))
+}
+
 pub fn runs_decide(files: &[FileChange]) -> Option<RunsDecide> {
     // The files of the runners the workflow's find mode runs (Go, cargo, pytest, jest).
-    let runs = |p: &str| {
-        [
-            ".go", ".rs", ".py", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs",
-        ]
-        .iter()
-        .any(|e| p.ends_with(e))
-    };
     let mut test_files = super::test_files_for_base(files).ok()?;
-    test_files.retain(|p| runs(p));
+    test_files.retain(|p| workflow_runs(p));
     let declared = find::declared_in_diff(files);
     let sources = find::sources_to_run(&declared);
     if test_files.is_empty() && sources.is_empty() {
@@ -88,6 +98,16 @@ mod tests {
         assert_eq!(r.test_files, vec!["pool/wake_test.go"]);
         assert_eq!(r.tests, vec!["pool::TestWake"]);
         assert!(r.message.contains("pool::TestWake"), "{}", r.message);
+    }
+
+    #[test]
+    fn the_top_level_crate_s_test_targets_are_run() {
+        for path in ["tests/notify.rs", "tests/loom/main.rs"] {
+            assert!(
+                runs_decide(&diff(path, "#[test]\nfn wakes() {}\n")).is_some(),
+                "{path}"
+            );
+        }
     }
 
     #[test]
