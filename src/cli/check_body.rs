@@ -70,7 +70,7 @@ fn run_inner(args: CheckBodyArgs) -> Result<bool, String> {
 }
 
 /// check-body's answer: the verdict on the words, and, for a diff whose tests the App's find
-/// round would run (CONTRACT §11, "Found in the PR's tests"), which ones.
+/// round would run (docs/verification.md, "Found in the PR's tests"), which ones.
 #[derive(serde::Serialize)]
 struct Answer<'a> {
     #[serde(flatten)]

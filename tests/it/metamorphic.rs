@@ -565,9 +565,13 @@ fn corpus() -> Option<PathBuf> {
 }
 
 fn corpus_bodies() -> Vec<(String, String, Option<Vec<FileChange>>)> {
-    let Some(dir) = corpus().map(|d| d.join("bodies")) else {
-        return Vec::new();
-    };
+    corpus()
+        .map(|d| manifest_bodies(&d.join("bodies")))
+        .unwrap_or_default()
+}
+
+/// The descriptions of a `cases.yaml` in `dir`, each with its diff when it has one.
+fn manifest_bodies(dir: &std::path::Path) -> Vec<(String, String, Option<Vec<FileChange>>)> {
     #[derive(serde::Deserialize)]
     struct M {
         cases: Vec<C>,
@@ -591,6 +595,31 @@ fn corpus_bodies() -> Vec<(String, String, Option<Vec<FileChange>>)> {
             (c.file, body, diff)
         })
         .collect()
+}
+
+/// Every description of `cases` under every body transformation: the ones whose verdict
+/// changed, printed with the tally under `name`, and none expected.
+fn keep_their_verdict(name: &str, cases: &[(String, String, Option<Vec<FileChange>>)]) {
+    let mut broken = Vec::new();
+    for (file, body, diff) in cases {
+        let before = verdict(body, diff.as_deref());
+        for t in ALL_BODY_T {
+            let changed_diff = match t {
+                BodyT::Rename => diff.as_ref().map(|d| apply_diff(d, DiffT::Rename)),
+                _ => diff.clone(),
+            };
+            if verdict(&apply_body(body, t), changed_diff.as_deref()) != before {
+                broken.push(format!("{file}: {t:?}"));
+            }
+        }
+    }
+    eprintln!(
+        "metamorphic {name}: {} cases x {} transformations, {} changed",
+        cases.len(),
+        ALL_BODY_T.len(),
+        broken.len()
+    );
+    assert!(broken.is_empty(), "{broken:#?}");
 }
 
 fn corpus_diffs() -> Vec<(String, Vec<FileChange>)> {
@@ -658,27 +687,7 @@ fn dev_set_descriptions_keep_their_verdict_under_every_transformation() {
         eprintln!("skipped: ../shared/fixtures/real-prs is absent");
         return;
     }
-    let mut broken = Vec::new();
-    let all = ALL_BODY_T;
-    for (file, body, diff) in &cases {
-        let before = verdict(body, diff.as_deref());
-        for t in all {
-            let changed_diff = match t {
-                BodyT::Rename => diff.as_ref().map(|d| apply_diff(d, DiffT::Rename)),
-                _ => diff.clone(),
-            };
-            if verdict(&apply_body(body, t), changed_diff.as_deref()) != before {
-                broken.push(format!("{file}: {t:?}"));
-            }
-        }
-    }
-    eprintln!(
-        "metamorphic descriptions: {} cases x {} transformations, {} changed",
-        cases.len(),
-        all.len(),
-        broken.len()
-    );
-    assert!(broken.is_empty(), "{broken:#?}");
+    keep_their_verdict("descriptions", &cases);
 }
 
 /// The project's own labelled descriptions (`tests/judgement/bodies`) under every body
@@ -686,44 +695,9 @@ fn dev_set_descriptions_keep_their_verdict_under_every_transformation() {
 #[test]
 fn own_judgement_descriptions_keep_their_verdict_under_every_transformation() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/judgement/bodies");
-    #[derive(serde::Deserialize)]
-    struct M {
-        cases: Vec<C>,
-    }
-    #[derive(serde::Deserialize)]
-    struct C {
-        file: String,
-        #[serde(default)]
-        diff: Option<String>,
-    }
-    let m: M =
-        serde_saphyr::from_str(&std::fs::read_to_string(dir.join("cases.yaml")).expect("cases"))
-            .expect("cases.yaml parses");
-    assert!(m.cases.len() >= 53, "{} cases", m.cases.len());
-    let mut broken = Vec::new();
-    for c in &m.cases {
-        let body = std::fs::read_to_string(dir.join(&c.file)).expect("body");
-        let diff = c.diff.as_ref().map(|d| {
-            parse_unified(&std::fs::read_to_string(dir.join(d)).expect("diff")).expect("parses")
-        });
-        let before = verdict(&body, diff.as_deref());
-        for t in ALL_BODY_T {
-            let changed_diff = match t {
-                BodyT::Rename => diff.as_ref().map(|d| apply_diff(d, DiffT::Rename)),
-                _ => diff.clone(),
-            };
-            if verdict(&apply_body(&body, t), changed_diff.as_deref()) != before {
-                broken.push(format!("{}: {t:?}", c.file));
-            }
-        }
-    }
-    eprintln!(
-        "metamorphic own descriptions: {} cases x {} transformations, {} changed",
-        m.cases.len(),
-        ALL_BODY_T.len(),
-        broken.len()
-    );
-    assert!(broken.is_empty(), "{broken:#?}");
+    let cases = manifest_bodies(&dir);
+    assert!(cases.len() >= 53, "{} cases", cases.len());
+    keep_their_verdict("own descriptions", &cases);
 }
 
 /// Every dev-set diff under every diff transformation.

@@ -270,8 +270,8 @@ fn each_kind_of_concurrency_change_is_classified_right() {
 /// The project's own labelled cases (`tests/judgement/`, issue 44): real diffs and descriptions
 /// from repositories the rules were not written against, scored like the set above, at the bar
 /// the issue sets (accuracy 0.95, precision 0.98), every miss printed. A forcing test that comes
-/// with its diff is decided by its runs, not its words (CONTRACT §11): those cases are scored
-/// apart, on whether the find round is handed a test file it runs.
+/// with its diff is decided by its runs, not its words (docs/verification.md): those cases are
+/// scored apart, on whether the find round is handed a test file it runs.
 fn judgement_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/judgement")
 }

@@ -105,8 +105,8 @@ def main():
 
     bodies = os.path.join(a.dir, "bodies")
     score, by_lang = Score(), defaultdict(Score)
-    # A forcing test that comes with its diff is decided by running it (CONTRACT §11), not by
-    # its words: scored apart, right when the words hold it or check-body names test files
+    # A forcing test that comes with its diff is decided by running it (docs/verification.md),
+    # not by its words: scored apart, right when the words hold it or check-body names test files
     # (or Rust sources) of the diff that the App's find round runs.
     forcing = Score()
     for c in load(os.path.join(bodies, "cases.yaml")):

@@ -1,7 +1,7 @@
-//! What the find round would run for a diff whose description holds no evidence (CONTRACT §11,
-//! "Found in the PR's tests"), told by `check-body --diff`: the words do not decide a forcing
-//! test that comes with the PR, its runs do. Pure: the same functions the App's find round
-//! dispatches with.
+//! What the find round would run for a diff whose description holds no evidence
+//! (docs/verification.md, "Found in the PR's tests"), told by `check-body --diff`: the words do
+//! not decide a forcing test that comes with the PR, its runs do. Pure: the same functions the
+//! App's find round dispatches with.
 
 use crate::core::classify::diff::FileChange;
 use crate::core::classify::lang::is_test_file;
