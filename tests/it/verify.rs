@@ -365,27 +365,40 @@ fn comment(id: u64, login: &str, body: &str) -> String {
     .to_string()
 }
 
+/// A fork's PR opened (delivery `opened`): its check is `action_required` and nothing is
+/// dispatched, and a reader's `/repro verify` (comment `id`) starts nothing either. The check
+/// run as it was opened.
+async fn a_fork_waits_for_a_writer(
+    app: &mut TestApp,
+    fake: &FakeGitHub,
+    sha: &str,
+    opened: &str,
+    id: u64,
+) -> Value {
+    open(app, opened).await;
+    let run = check(fake, sha);
+    assert_eq!(run["conclusion"], "action_required", "{run}");
+    assert!(
+        dispatches(fake).is_empty(),
+        "a fork's code ran without a person"
+    );
+    deliver_done(
+        app,
+        "issue_comment",
+        &format!("c-bob-{opened}"),
+        &comment(id, "bob", "/repro verify"),
+    )
+    .await;
+    assert!(dispatches(fake).is_empty(), "a reader started it");
+    run
+}
+
 async fn a_fork_runs_nothing_until_a_writer_asks(db: Db) {
     let fake = verify_world("head-6").await;
     fake.set_pr(REPO, 1, |p| p.head_repo = Some("mallory/pool".into()));
     let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
-    open(&mut app, "d6").await;
-    let run = check(&fake, "head-6");
-    assert_eq!(run["conclusion"], "action_required", "{run}");
+    let run = a_fork_waits_for_a_writer(&mut app, &fake, "head-6", "d6", 61).await;
     assert!(summary(&run).contains("/repro verify"));
-    assert!(
-        dispatches(&fake).is_empty(),
-        "a fork's code ran without a person"
-    );
-
-    deliver_done(
-        &mut app,
-        "issue_comment",
-        "c-bob",
-        &comment(61, "bob", "/repro verify"),
-    )
-    .await;
-    assert!(dispatches(&fake).is_empty(), "a reader started it");
     assert!(
         fake.comments_on(REPO, 1).iter().any(|c| c["body"]
             .as_str()
@@ -830,27 +843,12 @@ async fn a_fork_s_search_runs_once_a_writer_asks_and_its_candidates_follow(db: D
     let fake = find_world("head-f7", true, WORKFLOW).await;
     fake.set_pr(REPO, 1, |p| p.head_repo = Some("mallory/pool".into()));
     let mut app = Spawn::new(&db).workers(2).github(&fake).start().await;
-    open(&mut app, "f7").await;
-    let run = check(&fake, "head-f7");
-    assert_eq!(run["conclusion"], "action_required", "{run}");
+    let run = a_fork_waits_for_a_writer(&mut app, &fake, "head-f7", "f7", 71).await;
     let text = summary(&run);
     assert!(
         text.contains("waits for a writer") && text.contains(TEST_FILE),
         "{text}"
     );
-    assert!(
-        dispatches(&fake).is_empty(),
-        "a fork's code ran without a person"
-    );
-
-    deliver_done(
-        &mut app,
-        "issue_comment",
-        "c-bob-f7",
-        &comment(71, "bob", "/repro verify"),
-    )
-    .await;
-    assert!(dispatches(&fake).is_empty(), "a reader started it");
 
     deliver_done(
         &mut app,

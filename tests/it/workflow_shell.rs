@@ -191,6 +191,46 @@ fn run_job(origin: &Path, inputs: &[(&str, &str)]) -> Result<tempfile::TempDir, 
 }
 
 /// The report the job left, zipped like the uploaded artifact and read by the App's reader.
+/// One side's job of the find round (runs 1, no test, one session) with `input` (the PR's files
+/// in `tests`, or `options`) and `extra` inputs: the report it leaves, read.
+fn find_job(
+    origin: &Path,
+    sha: &str,
+    side: &str,
+    input: (&str, &str),
+    extra: &[(&str, &str)],
+) -> RerunRead {
+    let mut i = vec![
+        ("sha", sha),
+        ("test", ""),
+        ("runs", "1"),
+        ("session", "vf-0a1b2c3d4e5f"),
+        ("side", side),
+        input,
+    ];
+    i.extend_from_slice(extra);
+    let w = run_job(origin, &i).expect("the find round's job");
+    read_report(w.path(), "")
+}
+
+/// The find round on the head and on the merge base (its tests from the head): each side's
+/// results as the App reads them, head first.
+fn find_sides(
+    origin: &Path,
+    base: &str,
+    head: &str,
+    input: (&str, &str),
+) -> (
+    Vec<repro_gate::core::verify::find::SideResult>,
+    Vec<repro_gate::core::verify::find::SideResult>,
+) {
+    use repro_gate::core::verify::find::side_results;
+    let on_head = side_results(&find_job(origin, head, "branch", input, &[]).tests);
+    let on_base =
+        side_results(&find_job(origin, base, "base", input, &[("tests_from", head)]).tests);
+    (on_head, on_base)
+}
+
 pub fn read_report(work: &Path, test: &str) -> RerunRead {
     let dir = work.join("ws/repro-gate-report");
     let mut buf = std::io::Cursor::new(Vec::new());
@@ -1031,23 +1071,14 @@ fn the_find_mode_runs_every_test_of_the_prs_go_files_once_on_each_side() {
     }
     let (origin, base, head) = go_find_repo();
     let files = "pool/wake_test.go api/api_test.go";
-    let find = |sha: &str, side: &str, extra: &[(&str, &str)]| {
-        let mut i = vec![
-            ("sha", sha),
-            ("test", ""),
-            ("runs", "1"),
-            ("session", "vf-0a1b2c3d4e5f"),
-            ("side", side),
-            ("tests", files),
-        ];
-        i.extend_from_slice(extra);
-        let w = run_job(origin.path(), &i).expect("the find round's job");
-        let read = read_report(w.path(), "");
+    let input = ("tests", files);
+    let side = |sha: &str, side: &str, extra: &[(&str, &str)]| {
+        let read = find_job(origin.path(), sha, side, input, extra);
         assert!(read.tally.is_none(), "a JUnit report, not per-run folders");
         side_results(&read.tests)
     };
-    let on_head = find(&head, "branch", &[]);
-    let on_base = find(&base, "base", &[("tests_from", head.as_str())]);
+    let on_head = side(&head, "branch", &[]);
+    let on_base = side(&base, "base", &[("tests_from", head.as_str())]);
     let declared = vec![
         ("pool::TestWake".to_string(), true),
         ("pool::TestIdle".to_string(), true),
@@ -1098,7 +1129,7 @@ fn the_find_mode_runs_every_test_of_the_prs_go_files_once_on_each_side() {
 #[test]
 fn the_find_mode_runs_a_rust_source_s_test_module_in_each_side_s_own_copy() {
     use repro_gate::core::verify::discover::Seen;
-    use repro_gate::core::verify::find::{combine, side_results};
+    use repro_gate::core::verify::find::combine;
 
     if !have("cargo") || !have("git") || !have("jq") {
         eprintln!("skipped: the cargo find mode's test needs cargo, git and jq");
@@ -1116,21 +1147,7 @@ fn the_find_mode_runs_a_rust_source_s_test_module_in_each_side_s_own_copy() {
     write(o, "src/lib.rs", &lib("true"));
     let head = commit(o, "fix");
     let options = r#"{"find_sources": ["src/lib.rs", "../etc/x.rs", "build.rs"]}"#;
-    let find = |sha: &str, side: &str, extra: &[(&str, &str)]| {
-        let mut i = vec![
-            ("sha", sha),
-            ("test", ""),
-            ("runs", "1"),
-            ("session", "vf-0a1b2c3d4e5f"),
-            ("side", side),
-            ("options", options),
-        ];
-        i.extend_from_slice(extra);
-        let w = run_job(origin.path(), &i).expect("the find round's job");
-        side_results(&read_report(w.path(), "").tests)
-    };
-    let on_head = find(&head, "branch", &[]);
-    let on_base = find(&base, "base", &[("tests_from", head.as_str())]);
+    let (on_head, on_base) = find_sides(origin.path(), &base, &head, ("options", options));
     let declared = vec![("src/lib.rs::tests::wakes_the_waiter".to_string(), true)];
     let rows: Vec<(String, Seen, Seen)> = combine(&declared, &on_head, &on_base)
         .into_iter()
@@ -1158,7 +1175,7 @@ fn the_find_mode_runs_a_rust_source_s_test_module_in_each_side_s_own_copy() {
 #[test]
 fn the_find_mode_counts_a_test_that_aborts_its_process_as_failed() {
     use repro_gate::core::verify::discover::Seen;
-    use repro_gate::core::verify::find::{combine, side_results};
+    use repro_gate::core::verify::find::combine;
 
     if !have("cargo") || !have("git") || !have("jq") {
         eprintln!("skipped: the cargo find mode's test needs cargo, git and jq");
@@ -1175,21 +1192,7 @@ fn the_find_mode_counts_a_test_that_aborts_its_process_as_failed() {
         "#[test]\nfn a_first() {}\n\n#[test]\nfn b_aborts_without_the_fix() {\n    if !pool::wakes() {\n        std::process::abort();\n    }\n}\n\n#[test]\nfn c_after() {}\n",
     );
     let head = commit(o, "fix");
-    let find = |sha: &str, side: &str, extra: &[(&str, &str)]| {
-        let mut i = vec![
-            ("sha", sha),
-            ("test", ""),
-            ("runs", "1"),
-            ("session", "vf-0a1b2c3d4e5f"),
-            ("side", side),
-            ("tests", "tests/wake.rs"),
-        ];
-        i.extend_from_slice(extra);
-        let w = run_job(origin.path(), &i).expect("the find round's job");
-        side_results(&read_report(w.path(), "").tests)
-    };
-    let on_head = find(&head, "branch", &[]);
-    let on_base = find(&base, "base", &[("tests_from", head.as_str())]);
+    let (on_head, on_base) = find_sides(origin.path(), &base, &head, ("tests", "tests/wake.rs"));
     let declared: Vec<(String, bool)> = ["a_first", "b_aborts_without_the_fix", "c_after"]
         .iter()
         .map(|t| (format!("tests/wake.rs::{t}"), true))
@@ -1237,7 +1240,7 @@ fn jest_install() -> Option<PathBuf> {
 #[test]
 fn the_find_mode_runs_every_test_of_the_prs_jest_files_once_on_each_side() {
     use repro_gate::core::verify::discover::Seen;
-    use repro_gate::core::verify::find::{combine, side_results};
+    use repro_gate::core::verify::find::combine;
 
     if !have("git") || !have("jq") || !have("npm") {
         eprintln!("skipped: the jest find mode's test needs git, jq and npm");
@@ -1275,21 +1278,7 @@ fn the_find_mode_runs_every_test_of_the_prs_jest_files_once_on_each_side() {
     );
     let head = commit(o, "fix");
     let files = "pool.test.js api.test.js";
-    let find = |sha: &str, side: &str, extra: &[(&str, &str)]| {
-        let mut i = vec![
-            ("sha", sha),
-            ("test", ""),
-            ("runs", "1"),
-            ("session", "vf-0a1b2c3d4e5f"),
-            ("side", side),
-            ("tests", files),
-        ];
-        i.extend_from_slice(extra);
-        let w = run_job(origin.path(), &i).expect("the find round's job");
-        side_results(&read_report(w.path(), "").tests)
-    };
-    let on_head = find(&head, "branch", &[]);
-    let on_base = find(&base, "base", &[("tests_from", head.as_str())]);
+    let (on_head, on_base) = find_sides(origin.path(), &base, &head, ("tests", files));
     let rows: Vec<(String, Seen, Seen)> = combine(&[], &on_head, &on_base)
         .into_iter()
         .map(|f| (f.test, f.base, f.head))

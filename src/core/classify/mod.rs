@@ -19,6 +19,7 @@ mod embedded;
 pub mod lang;
 pub mod rules;
 pub mod statements;
+mod test_changes;
 pub mod vocabulary;
 pub mod words;
 
@@ -27,6 +28,7 @@ use globset::GlobSet;
 use diff::{FileChange, LineKind, patch_lines};
 use lang::{Lang, LexState, resync, strip_line};
 use rules::PATH_WORDS;
+use test_changes::{Hit, Shape, changed_synchronization};
 
 /// Why a change counts (or, for `no-patch`, what could not be read).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -180,20 +182,22 @@ pub struct FileNote {
 /// Each file's treatment, for `classify --explain`.
 pub fn explain_files(files: &[FileChange], config: &RepoConfig) -> Vec<FileNote> {
     let c = Classifier::new(config);
-    let tests_count = c.tests_count(files);
+    let test_changes: Vec<bool> = files.iter().map(is_test_change).collect();
+    let tests_count = c.tests_count(files, &test_changes);
     files
         .iter()
-        .map(|f| {
+        .zip(&test_changes)
+        .map(|(f, &test_change)| {
             let path = f.path.as_str();
             let treatment = if c.ignore.is_match(path) {
                 Treatment::IgnoredByConfig
             } else if never_counts(path) {
                 Treatment::NeverCounts
             } else {
-                let (counted, reasons) = classify_file(f, tests_count, &c);
+                let (counted, reasons) = classify_file(f, test_change, tests_count, &c);
                 if counted {
                     Treatment::Counted(reasons)
-                } else if is_test_change(f) && tests_count != Tests::Count {
+                } else if test_change && tests_count != Tests::Count {
                     Treatment::TestOnlyChange
                 } else if Lang::from_path(path).is_none() {
                     Treatment::UnknownLanguage
@@ -232,10 +236,11 @@ impl<'c> Classifier<'c> {
     /// change and count like the rest (a fix with its concurrent test is a concurrency PR).
     /// When it changes ONLY test files: `true` counts them, `false` never, and `sync` (the
     /// default) counts what changes the synchronization of test code already there.
-    fn tests_count(&self, files: &[FileChange]) -> Tests {
-        let code_too = files.iter().any(|f| {
+    /// `test_changes`: each file's [`is_test_change`].
+    fn tests_count(&self, files: &[FileChange], test_changes: &[bool]) -> Tests {
+        let code_too = files.iter().zip(test_changes).any(|(f, &test_change)| {
             let p = f.path.as_str();
-            !is_test_change(f)
+            !test_change
                 && !self.ignore.is_match(p)
                 && !never_counts(p)
                 && Lang::from_path(p).is_some()
@@ -251,12 +256,13 @@ impl<'c> Classifier<'c> {
     pub fn classify(&self, files: &[FileChange]) -> Classification {
         let mut reasons = Vec::new();
         let mut concurrency = false;
-        let tests_count = self.tests_count(files);
-        for file in files {
+        let test_changes: Vec<bool> = files.iter().map(is_test_change).collect();
+        let tests_count = self.tests_count(files, &test_changes);
+        for (file, &test_change) in files.iter().zip(&test_changes) {
             if reasons.len() >= MAX_REASONS {
                 break;
             }
-            let (counted, found) = classify_file(file, tests_count, self);
+            let (counted, found) = classify_file(file, test_change, tests_count, self);
             concurrency |= counted;
             reasons.extend(found);
         }
@@ -316,7 +322,13 @@ fn primitives_set(names: &[String]) -> Option<GlobSet> {
     b.build().ok()
 }
 
-fn classify_file(file: &FileChange, tests_count: Tests, c: &Classifier) -> (bool, Vec<Reason>) {
+/// `test_change`: the file's [`is_test_change`].
+fn classify_file(
+    file: &FileChange,
+    test_change: bool,
+    tests_count: Tests,
+    c: &Classifier,
+) -> (bool, Vec<Reason>) {
     let (ignore, always) = (&c.ignore, &c.always);
     let path = file.path.as_str();
     if ignore.is_match(path) || never_counts(path) {
@@ -331,7 +343,6 @@ fn classify_file(file: &FileChange, tests_count: Tests, c: &Classifier) -> (bool
             text: "matches a `paths` glob in .github/repro-gate.yml".into(),
         });
     }
-    let test_change = is_test_change(file);
     let sync_only = test_change && tests_count == Tests::SyncOnly;
     if test_change && tests_count == Tests::Skip {
         let counted = !reasons.is_empty();
@@ -393,20 +404,6 @@ fn concurrency_path_word(path: &str) -> Option<&'static str> {
     let stem = lower.rsplit_once('.').map(|(s, _)| s).unwrap_or(&lower);
     stem.split(|c: char| !c.is_ascii_alphanumeric())
         .find_map(|w| PATH_WORDS.iter().find(|p| **p == w).copied())
-}
-
-/// A rule's match on one line of a patch.
-struct Hit {
-    /// The line's index in the patch.
-    at: usize,
-    kind: LineKind,
-    rule: &'static str,
-    line: Option<u32>,
-    text: String,
-    /// The name a sub-word or `primitives` hit is on (`stack_spinlock`), empty for a language
-    /// rule's: a removed and an added line of one change on the same name keep the
-    /// synchronization as it was.
-    key: String,
 }
 
 fn scan_patch(
@@ -578,197 +575,6 @@ fn moved_across_sync(path: &str, language: Lang, patch: &str, reasons: &mut Vec<
             return;
         }
     }
-}
-
-/// What the sync rule needs of a line's layout.
-#[derive(Clone, Copy, Debug)]
-struct Shape {
-    indent: usize,
-    blank: bool,
-    /// Only closes a block (`}`, `});`, `end`, `)`).
-    closing: bool,
-}
-
-impl Shape {
-    fn of(text: &str) -> Shape {
-        let t = text.trim();
-        Shape {
-            indent: text.len() - text.trim_start().len(),
-            blank: t.is_empty(),
-            closing: !t.is_empty()
-                && (t == "end" || t.chars().all(|c| matches!(c, '}' | ')' | ']' | ';' | ','))),
-        }
-    }
-}
-
-/// Rules that start concurrent work rather than order it: a spawn added inside an existing
-/// test adds concurrency, it does not synchronize what was there.
-const SPAWNS: &[&str] = &[
-    "go.goroutine",
-    "rust.thread-spawn",
-    "rust.async-spawn",
-    "cpp.thread",
-    "java.executor",
-    "js.worker",
-    "csharp.task",
-];
-
-/// An insertion of at most this many lines into an existing body is an edit of that code; a
-/// longer block is new code (a new test).
-const SMALL_INSERTION: usize = 6;
-
-/// Lines of context within which a concurrency token marks the code an added line
-/// synchronizes as code that was already concurrent.
-const SYNC_NEIGHBOURHOOD: usize = 3;
-
-/// The matches of a test-only change that change the synchronization of test code already
-/// there (`test_changes_count: sync`), as opposed to tests that are only added:
-/// - a concurrency token on a removed line: existing synchronization changed or dropped;
-/// - one on an added line that replaces removed lines (`count int` → `count atomic.Int32`,
-///   a sleep → a latch): existing code made synchronized;
-/// - added tokens on both sides of existing (context) lines in one hunk: a lock, or an
-///   ordering, put around statements that were there (`mu.Lock()` … `mu.Unlock()`);
-/// - an added token next to existing code that is already concurrent: its synchronization
-///   changed;
-/// - a small insertion inside an existing body (indented at least as deep as the existing
-///   line before it, which does not close a block: `t.join()` after the existing
-///   `t.start()`): an ordering or a lock added to the code that was there.
-///
-/// A new test that spawns threads is a block of added lines with none of these (it starts a
-/// definition at its own level, after the previous one closed): not counted.
-fn changed_synchronization<'h>(
-    kinds: &[(LineKind, usize)],
-    shapes: &[Shape],
-    hits: &'h [Hit],
-) -> Vec<&'h Hit> {
-    // The run of consecutive added lines each added line belongs to: (first, last).
-    let mut run_of = vec![(0usize, 0usize); kinds.len()];
-    let mut i = 0;
-    while i < kinds.len() {
-        if kinds[i].0 != LineKind::Added {
-            i += 1;
-            continue;
-        }
-        let first = i;
-        while i + 1 < kinds.len()
-            && kinds[i + 1].0 == LineKind::Added
-            && kinds[i + 1].1 == kinds[first].1
-        {
-            i += 1;
-        }
-        for r in run_of.iter_mut().take(i + 1).skip(first) {
-            *r = (first, i);
-        }
-        i += 1;
-    }
-    let removed_next_to = |first: usize, last: usize| {
-        let hunk = kinds[first].1;
-        let before = first.checked_sub(1).map(|j| kinds[j]);
-        let after = kinds.get(last + 1).copied();
-        [before, after]
-            .into_iter()
-            .flatten()
-            .any(|(k, h)| k == LineKind::Removed && h == hunk)
-    };
-    let context_hit_near = |first: usize, last: usize| {
-        let hunk = kinds[first].1;
-        hits.iter().any(|h| {
-            h.kind == LineKind::Context
-                && kinds[h.at].1 == hunk
-                && (h.at + SYNC_NEIGHBOURHOOD >= first && h.at <= last + SYNC_NEIGHBOURHOOD)
-        })
-    };
-    // Another added run of the same hunk with a token, with only context lines between.
-    let sandwich = |first: usize, last: usize| {
-        let hunk = kinds[first].1;
-        hits.iter().any(|h| {
-            if h.kind != LineKind::Added || kinds[h.at].1 != hunk {
-                return false;
-            }
-            let (f2, l2) = run_of[h.at];
-            if f2 == first {
-                return false;
-            }
-            let (lo, hi) = if l2 < first {
-                (l2 + 1, first)
-            } else {
-                (last + 1, f2)
-            };
-            hi > lo && kinds[lo..hi].iter().all(|(k, _)| *k == LineKind::Context)
-        })
-    };
-    let inside_existing = |first: usize, last: usize| {
-        let hunk = kinds[first].1;
-        let body: Vec<&Shape> = shapes[first..=last].iter().filter(|s| !s.blank).collect();
-        let Some(min) = body.iter().map(|s| s.indent).min() else {
-            return false;
-        };
-        let before = (0..first)
-            .rev()
-            .take_while(|&j| kinds[j].1 == hunk && kinds[j].0 == LineKind::Context)
-            .find(|&j| !shapes[j].blank)
-            .map(|j| shapes[j]);
-        body.len() <= SMALL_INSERTION
-            && min > 0
-            && before.is_some_and(|b| !b.closing && b.indent <= min)
-    };
-    let kept = unchanged_pairs(kinds, hits);
-    hits.iter()
-        .zip(kept)
-        .filter(|(_, kept)| !kept)
-        .map(|(h, _)| h)
-        .filter(|h| match h.kind {
-            LineKind::Removed => true,
-            LineKind::Context => false,
-            LineKind::Added => {
-                let (first, last) = run_of[h.at];
-                removed_next_to(first, last)
-                    || sandwich(first, last)
-                    || context_hit_near(first, last)
-                    || (!SPAWNS.contains(&h.rule) && inside_existing(first, last))
-            }
-        })
-        .collect()
-}
-
-/// For each hit, whether a removed line and an added line of the same change (a run of
-/// removed and added lines with no context between) are hits of the same rule on the same
-/// name (`Test(&stack_spinlock, n * 2)` → `Test(&stack_spinlock, threads)`): the statement
-/// changed, its synchronization did not. Hits are paired one to one.
-fn unchanged_pairs(kinds: &[(LineKind, usize)], hits: &[Hit]) -> Vec<bool> {
-    let mut kept = vec![false; hits.len()];
-    // The change each line belongs to: the index of its run's first line.
-    let mut change_of = vec![usize::MAX; kinds.len()];
-    let mut start = 0;
-    for (i, &(k, hunk)) in kinds.iter().enumerate() {
-        if k == LineKind::Context {
-            continue;
-        }
-        if i == 0 || kinds[i - 1].0 == LineKind::Context || kinds[i - 1].1 != hunk {
-            start = i;
-        }
-        change_of[i] = start;
-    }
-    let mut open: HashMap<(usize, &'static str, &str), Vec<usize>> = HashMap::new();
-    for (i, h) in hits.iter().enumerate() {
-        if h.kind == LineKind::Removed && !h.key.is_empty() {
-            open.entry((change_of[h.at], h.rule, h.key.as_str()))
-                .or_default()
-                .push(i);
-        }
-    }
-    for (i, h) in hits.iter().enumerate() {
-        if h.kind != LineKind::Added || h.key.is_empty() {
-            continue;
-        }
-        if let Some(removed) = open.get_mut(&(change_of[h.at], h.rule, h.key.as_str()))
-            && let Some(r) = removed.pop()
-        {
-            kept[r] = true;
-            kept[i] = true;
-        }
-    }
-    kept
 }
 
 /// A line that only names modules (`use thread_pool::Registry;`, `import lock_utils`,

@@ -271,6 +271,13 @@ pub fn in_a_loop(before: &[&str]) -> bool {
         .any(|l| loop_start().is_match(super::trace::strip_prefix(l)))
 }
 
+/// Whether `text` says "seed" in any case.
+fn speaks_of_seed(text: &str) -> bool {
+    text.as_bytes()
+        .windows(4)
+        .any(|w| w.eq_ignore_ascii_case(b"seed"))
+}
+
 /// Lines of a paragraph joined to a line whose sentence goes on past its end.
 const MAX_JOINED: usize = 4;
 
@@ -297,16 +304,8 @@ pub fn across_break(
     rest: &[&str],
     alone: &[SeedHit],
 ) -> Option<(String, Vec<SeedHit>)> {
-    let speaks = |s: &str| {
-        s.as_bytes()
-            .windows(4)
-            .any(|w| w.eq_ignore_ascii_case(b"seed"))
-    };
-    let ends_sentence = |s: &str| {
-        let s = s.trim_end();
-        s.ends_with(['.', '!', '?', ':']) || s.contains(". ")
-    };
-    if line.trim_end().ends_with(['.', '!', '?', ':']) {
+    let ends = |s: &str| s.trim_end().ends_with(['.', '!', '?', ':']);
+    if ends(line) {
         return None;
     }
     let mut joined = line.trim_end().to_string();
@@ -320,11 +319,11 @@ pub fn across_break(
         joined.push_str(next.trim());
         seeds_on(next, &mut on_later);
         taken += 1;
-        if ends_sentence(next) {
+        if ends(next) || next.contains(". ") {
             break;
         }
     }
-    if taken == 0 || !(speaks(line) || rest.iter().take(taken).any(|l| speaks(l))) {
+    if taken == 0 || !(speaks_of_seed(line) || rest.iter().take(taken).any(|l| speaks_of_seed(l))) {
         return None;
     }
     let mut found = Vec::new();
@@ -383,13 +382,7 @@ re!(
 /// sentence is read across its paragraph's line breaks (the same words, however wrapped); a
 /// line of fenced code is a sentence of its own.
 pub fn says_data_seed(text: &str) -> bool {
-    let says = |sentence: &str| {
-        sentence
-            .as_bytes()
-            .windows(4)
-            .any(|w| w.eq_ignore_ascii_case(b"seed"))
-            && data_seed().is_match(sentence)
-    };
+    let says = |sentence: &str| speaks_of_seed(sentence) && data_seed().is_match(sentence);
     let mut fenced = false;
     let mut para = String::new();
     let flush = |para: &mut String| {
