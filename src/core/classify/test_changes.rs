@@ -1,5 +1,5 @@
 //! A change that touches only test files is under the gate when it changes the synchronization
-//! of test code already there (`test_changes_count: sync`, docs/classification.md#test-files):
+//! of test code already there (`test_changes_count: sync`, docs/classification.md#tests-where-the-code-is):
 //! which of a test patch's matches do, as opposed to tests that are only added.
 
 use super::diff::LineKind;
